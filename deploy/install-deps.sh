@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs every build, run and test dependency of tether from Debian 12 packages.
+# Idempotent and non-interactive; runs as root or through sudo.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libeigen3-dev libspdlog-dev libfmt-dev libasio-dev
+  libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
+  liburdfdom-dev liburdfdom-headers-dev libtinyxml-dev libconsole-bridge-dev
+  libmujoco-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  liborocos-kdl-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "deploy/install-deps.sh: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
+  as_root=()
+elif command -v sudo >/dev/null 2>&1; then
+  as_root=(sudo)
+else
+  echo "deploy/install-deps.sh: need root or sudo to install: ${missing[*]}" >&2
+  exit 1
+fi
+
+echo "deploy/install-deps.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" apt-get update -qq
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,71 @@
+#include "allocation_counter.h"
+
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+
+extern "C" {
+void* __libc_malloc(std::size_t size);
+void* __libc_calloc(std::size_t n, std::size_t size);
+void* __libc_realloc(void* p, std::size_t size);
+void* __libc_memalign(std::size_t alignment, std::size_t size);
+}
+
+namespace {
+thread_local bool g_counting = false;
+thread_local std::size_t g_count = 0;
+
+inline void note() {
+  if (g_counting) ++g_count;
+}
+}  // namespace
+
+extern "C" {
+
+void* malloc(std::size_t size) {
+  note();
+  return __libc_malloc(size);
+}
+
+void* calloc(std::size_t n, std::size_t size) {
+  note();
+  return __libc_calloc(n, size);
+}
+
+void* realloc(void* p, std::size_t size) {
+  note();
+  return __libc_realloc(p, size);
+}
+
+void* memalign(std::size_t alignment, std::size_t size) {
+  note();
+  return __libc_memalign(alignment, size);
+}
+
+void* aligned_alloc(std::size_t alignment, std::size_t size) {
+  note();
+  return __libc_memalign(alignment, size);
+}
+
+int posix_memalign(void** out, std::size_t alignment, std::size_t size) {
+  note();
+  void* p = __libc_memalign(alignment, size);
+  if (p == nullptr) return 12;  // ENOMEM
+  *out = p;
+  return 0;
+}
+
+}  // extern "C"
+
+namespace tether::testing {
+
+ScopedAllocationCounter::ScopedAllocationCounter() {
+  g_count = 0;
+  g_counting = true;
+}
+
+ScopedAllocationCounter::~ScopedAllocationCounter() { g_counting = false; }
+
+std::size_t ScopedAllocationCounter::count() const { return g_count; }
+
+}  // namespace tether::testing
