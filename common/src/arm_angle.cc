@@ -86,11 +86,26 @@ void ArmAngleModel::compute(const KinematicModel& model, const KinematicState& s
   const Vector3 d_psi_dw = (d_psi_du - u * u.dot(d_psi_du)) / g.w_norm;
   const Vector3 d_psi_de = u.cross(p) / p.squaredNorm();
 
-  Jacobian3 J_s, J_e, J_w;
-  point_linear_jacobian(state, model.point_joint(0), state.shoulder, J_s);
-  point_linear_jacobian(state, model.point_joint(1), state.elbow, J_e);
-  point_linear_jacobian(state, model.point_joint(2), state.wrist, J_w);
-  out.jacobian = d_psi_de.transpose() * (J_e - J_s) + d_psi_dw.transpose() * (J_w - J_s);
+  // J_ψ = Σ_X g_Xᵀ J_X over X ∈ {E, W, S} with g_E = ∂ψ/∂e, g_W = ∂ψ/∂w,
+  // g_S = −(g_E + g_W). Column i of J_X is z_i × (X − p_i) for joints that move X, and
+  // g·(z × (X − p)) = z·((X − p) × g) = z·(X × g − p × g), so each column needs only
+  // the sums of X × g_X and g_X over the points joint i moves.
+  const Vector3 grad[3] = {-(d_psi_de + d_psi_dw), d_psi_de, d_psi_dw};  // S, E, W
+  const Vector3* points[3] = {&state.shoulder, &state.elbow, &state.wrist};
+  Vector3 moment[3];
+  for (int n = 0; n < 3; ++n) moment[n] = points[n]->cross(grad[n]);
+  for (int i = 0; i < kArmDof; ++i) {
+    Vector3 m = Vector3::Zero();
+    Vector3 gsum = Vector3::Zero();
+    for (int n = 0; n < 3; ++n) {
+      if (i <= model.point_joint(n)) {
+        m += moment[n];
+        gsum += grad[n];
+      }
+    }
+    const auto k = static_cast<std::size_t>(i);
+    out.jacobian[i] = state.R[k].col(2).dot(m - state.p[k].cross(gsum));
+  }
 }
 
 }  // namespace tether

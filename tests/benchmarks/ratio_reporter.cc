@@ -1,8 +1,14 @@
 #include "ratio_reporter.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 
 namespace tether::bench {
+
+RatioReporter::RatioReporter(std::string peer)
+    : ConsoleReporter(isatty(STDOUT_FILENO) ? OO_ColorTabular : OO_Tabular),
+      peer_(std::move(peer)) {}
 
 void RatioReporter::ReportRuns(const std::vector<Run>& runs) {
   for (const Run& run : runs) {

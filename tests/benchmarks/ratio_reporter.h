@@ -17,7 +17,8 @@ class RatioReporter : public benchmark::ConsoleReporter {
     double max_ratio;
   };
 
-  explicit RatioReporter(std::string peer) : peer_(std::move(peer)) {}
+  // Colour only on a terminal, so logs stay readable.
+  explicit RatioReporter(std::string peer);
   void ReportRuns(const std::vector<Run>& runs) override;
   // Prints the table; returns false if any ratio is above its target.
   bool PrintRatios(const std::vector<Target>& targets) const;
