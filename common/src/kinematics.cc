@@ -150,18 +150,6 @@ void point_jacobian(const KinematicState& state, int joint, const Eigen::Ref<con
   }
 }
 
-void point_linear_jacobian(const KinematicState& state, int joint,
-                           const Eigen::Ref<const Vector3>& point, Eigen::Ref<Jacobian3> jacobian) {
-  for (int i = 0; i < kArmDof; ++i) {
-    if (i > joint) {
-      jacobian.col(i).setZero();
-      continue;
-    }
-    const auto k = static_cast<std::size_t>(i);
-    jacobian.col(i) = state.R[k].col(2).cross(point - state.p[k]);
-  }
-}
-
 void tool_jacobian(const KinematicState& state, Eigen::Ref<Jacobian6> jacobian) {
   point_jacobian(state, kArmDof - 1, state.tool.p, jacobian);
 }

@@ -78,10 +78,6 @@ void forward_kinematics(const KinematicModel& model, const Eigen::Ref<const Join
 void point_jacobian(const KinematicState& state, int joint, const Eigen::Ref<const Vector3>& point,
                     Eigen::Ref<Jacobian6> jacobian);
 
-// Linear-velocity Jacobian (3×7) of a point attached to joint `joint`'s link.
-void point_linear_jacobian(const KinematicState& state, int joint,
-                           const Eigen::Ref<const Vector3>& point, Eigen::Ref<Jacobian3> jacobian);
-
 // Geometric Jacobian of the tool frame, reference point at its origin.
 void tool_jacobian(const KinematicState& state, Eigen::Ref<Jacobian6> jacobian);
 

@@ -27,7 +27,6 @@ using JointVector = Eigen::Matrix<double, kArmDof, 1>;
 using MotionVector = Eigen::Matrix<double, kMotionDim, 1>;
 using Matrix7 = Eigen::Matrix<double, 7, 7>;
 using Jacobian6 = Eigen::Matrix<double, 6, kArmDof>;    // rows (v, ω), columns joints
-using Jacobian3 = Eigen::Matrix<double, 3, kArmDof>;    // linear velocity of a point
 using RowJacobian = Eigen::Matrix<double, 1, kArmDof>;  // gradient of a scalar
 using CompositeJacobian = Eigen::Matrix<double, kMotionDim, kArmDof>;
 
