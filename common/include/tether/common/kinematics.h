@@ -65,8 +65,6 @@ class KinematicState {
 
   // URDF joint frame i (0-based) in the BASE frame.
   Frame joint_frame(const KinematicModel& model, int i) const;
-  // Unit rotation axis of joint i in the BASE frame.
-  Vector3 axis(int i) const { return R[static_cast<std::size_t>(i)].col(2); }
 };
 
 void forward_kinematics(const KinematicModel& model, const Eigen::Ref<const JointVector>& q,
