@@ -1,0 +1,67 @@
+#pragma once
+
+// The one interface between the executor and an arm: the embedded MuJoCo arm implements
+// it, and so would a hardware driver. The executor sends joint position commands to the
+// arm's own joint servo loops every control period, as in seed 004.
+//
+// All calls are made from the control-loop thread, once per cycle, in the order
+// read → write → advance. None may allocate, lock a contended mutex or throw.
+
+#include <array>
+#include <cstdint>
+
+#include "tether/common/arm_model.h"
+#include "tether/common/types.h"
+
+namespace tether::remote {
+
+// A range/tilt proximity sensor reading, in the sensor frame L (task_parameters.h:
+// L's z points from the surface to the sensor; the beam travels along −z).
+struct ProximityReading {
+  bool valid = false;                       // false: nothing within range
+  double distance = 0.0;                    // [m] along the beam
+  Vector3 surface_normal = Vector3::UnitZ();  // unit, L axes, pointing at the sensor
+};
+
+struct ArmState {
+  double time = 0.0;                         // [s] arm clock
+  JointVector position = JointVector::Zero();  // measured q [rad]
+  JointVector velocity = JointVector::Zero();  // measured q̇ [rad/s]
+  // Wrench the robot applies to its environment, about the TOOL origin in TOOL axes
+  // [N, N·m], including the weight of the tool below the sensor (not compensated).
+  Vector6 wrench = Vector6::Zero();
+  bool wrench_valid = false;
+  ProximityReading proximity;
+  // Interface-specific observations for logs and scenario checks (the simulated door
+  // scene reports its hinge angle in aux[0] [rad]); never used for control.
+  std::array<double, 4> aux{};
+};
+
+struct JointCommand {
+  JointVector position = JointVector::Zero();  // [rad]
+  JointVector velocity = JointVector::Zero();  // [rad/s] feed-forward
+};
+
+enum class ArmStatus {
+  kOk,
+  kNotReady,        // no state yet
+  kCommunicationLost,
+  kFault,           // the arm's own protection tripped
+};
+
+const char* to_string(ArmStatus status);
+
+class ArmInterface {
+ public:
+  virtual ~ArmInterface() = default;
+
+  virtual const ArmModel& model() const = 0;
+  virtual ArmStatus read(ArmState& state) noexcept = 0;
+  virtual ArmStatus write(const JointCommand& command) noexcept = 0;
+  // Lets a simulated arm integrate its physics to `time` [s] after the command was written
+  // (lock-step: real-time and batch runs are identical, only the pacing differs). A
+  // hardware driver runs on its own clock and ignores it.
+  virtual void advance_to(double /*time*/) noexcept {}
+};
+
+}  // namespace tether::remote

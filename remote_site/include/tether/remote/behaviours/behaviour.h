@@ -1,0 +1,59 @@
+#pragma once
+
+// What every behaviour sees and produces in one control cycle (seed 004). Behaviours are
+// small classes with preallocated state:
+//   void reset(const Params&, const BehaviourContext&)   at task start (may not allocate)
+//   void update(const Params&, const BehaviourContext&, BehaviourOutput&) noexcept
+// `update` adds its contribution to the output; it never clears it. Parameters are read
+// from the current task on every call, so a task replaced between cycles takes effect on
+// the next one ("reprogrammable each sample interval").
+
+#include "tether/common/arm_model.h"
+#include "tether/common/kinematics.h"
+#include "tether/common/task/task_parameters.h"
+#include "tether/common/types.h"
+#include "tether/remote/arm/arm_interface.h"
+
+namespace tether::remote {
+
+struct BehaviourContext {
+  double time = 0.0;  // [s] since the task started
+  double dt = 0.001;  // [s] control period
+  const KinematicModel* model = nullptr;
+  // Kinematics of the commanded joints q_c (the arm's servos track them).
+  const JointVector* joints = nullptr;
+  const KinematicState* kinematics = nullptr;
+  // Composite Jacobian of the commanded joints with rows 0-5 in MOTION axes (MOTION
+  // origin velocity and angular velocity) and row 6 = ∂ψ/∂q.
+  const CompositeJacobian* jacobian = nullptr;
+  Frame motion_pose;       // MOTION frame in BASE, commanded joints
+  double arm_angle = 0.0;  // ψ [rad], commanded joints
+  Frame tool_T_motion;
+  const ArmState* arm = nullptr;  // latest measurement
+  // Compensated, filtered wrench the robot applies, about the MOTION origin in MOTION axes.
+  Vector6 measured_wrench = Vector6::Zero();
+};
+
+struct BehaviourOutput {
+  MotionVector force = MotionVector::Zero();     // ΣF terms [N, N·m, N·m], MOTION axes
+  MotionVector velocity = MotionVector::Zero();  // ẋ_r terms (eq. 6) [m/s, rad/s, rad/s]
+  double joint_weight = 0.0;                     // added to every W_v diagonal entry
+  void clear() {
+    force.setZero();
+    velocity.setZero();
+    joint_weight = 0.0;
+  }
+};
+
+// Adds a velocity-producing behaviour's output where its InputKind says: to the reference
+// velocity, or through its damping diagonal as a force.
+inline void add_velocity_input(InputKind input, const MotionVector& damping,
+                               const MotionVector& velocity, BehaviourOutput& out) {
+  if (input == InputKind::kVelocity) {
+    out.velocity += velocity;
+  } else {
+    out.force += damping.cwiseProduct(velocity);
+  }
+}
+
+}  // namespace tether::remote
