@@ -29,6 +29,7 @@ struct BehaviourContext {
   Frame motion_pose;       // MOTION frame in BASE, commanded joints
   double arm_angle = 0.0;  // ψ [rad], commanded joints
   Frame tool_T_motion;
+  Frame world_T_base;  // BASE in the remote WORLD frame
   const ArmState* arm = nullptr;  // latest measurement
   // Compensated, filtered wrench the robot applies, about the MOTION origin in MOTION axes.
   Vector6 measured_wrench = Vector6::Zero();

@@ -1,0 +1,52 @@
+#pragma once
+
+// Trajectory generator (seed 004, eq. 3-5): x_r, ẋ_r, ẍ_r of the MOTION frame and the arm
+// angle from timed waypoints.
+//
+// Between consecutive waypoints the pose moves along the quintic blend
+// s(τ) = 10τ³ − 15τ⁴ + 6τ⁵ (rest to rest, zero acceleration at both ends): translation
+// on the straight line, rotation about the constant body axis log(R_aᵀ R_b) (geodesic on
+// SO(3)), ψ the short way round. If the first waypoint's time is after 0, the segment
+// starts from the MOTION pose at task start. After the last waypoint the reference holds it.
+// Velocities and accelerations are given in the reference pose's own axes.
+
+#include "tether/common/task/task_parameters.h"
+#include "tether/remote/behaviours/behaviour.h"
+#include "tether/remote/impedance/motion_reference.h"
+
+namespace tether::remote {
+
+class TrajectoryGenerator {
+ public:
+  // Remembers the start pose and ψ (for relative waypoints and the initial segment).
+  void reset(const TrajectoryParameters& parameters, const BehaviourContext& context);
+  // Reference at `time` [s] since task start.
+  void evaluate(const TrajectoryParameters& parameters, double time,
+                MotionReference& reference) const noexcept;
+
+  const Frame& start_pose() const { return start_pose_; }
+  double start_arm_angle() const { return start_arm_angle_; }
+
+ private:
+  Frame start_pose_;
+  double start_arm_angle_ = 0.0;
+};
+
+// Spring trajectory: x_r = destination with ẋ_r = ẍ_r = 0, and the spring x_c − x_r limited
+// per component so the arm moves at a bounded, then decaying, rate (seed 004).
+class SpringTrajectory {
+ public:
+  void reset(const SpringTrajectoryParameters& parameters, const BehaviourContext& context);
+  void evaluate(const SpringTrajectoryParameters& parameters,
+                MotionReference& reference) const noexcept;
+
+ private:
+  Frame start_pose_;
+  double start_arm_angle_ = 0.0;
+};
+
+// Holds the MOTION pose and ψ of the task start: the reference when neither trajectory
+// behaviour is enabled.
+void hold_reference(const Frame& pose, double arm_angle, MotionReference& reference) noexcept;
+
+}  // namespace tether::remote

@@ -1,0 +1,204 @@
+#pragma once
+
+// The fixed-software executor of seed 004: one control cycle turns the latest arm state and
+// the current task parameter set into the next joint position command.
+//
+//   measured q, wrench ─┐
+//   commanded q_c ──────┼─► kinematics of q_c (MOTION pose x_c, ψ, composite J in MOTION axes)
+//                       ├─► every enabled behaviour ─► x_r, ẋ_r, ẍ_r  and  ΣF, reference
+//                       │                              velocities, W_v
+//                       ├─► impedance law (eq. 7-9 or 27-31) ─► ẋ_c[n+1]
+//                       ├─► weighted DLS (eq. 13) ─► q̇ (velocity/acceleration limited)
+//                       ├─► q_c += q̇ Δt (inside the position limits) ─► arm servos
+//                       └─► bounds on the measured state ─► controlled stop, latched
+//
+// Threading: `cycle` and `notify_overruns` belong to the control-loop thread and never
+// allocate, lock or throw. `submit`, `request_stop`, `request_reset` and the status readers
+// may be called from any other thread; they reach the loop through a lock-free mailbox and
+// atomics. Tasks are validated in `submit`, before anything is applied.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "tether/common/arm_angle.h"
+#include "tether/common/arm_model.h"
+#include "tether/common/kinematics.h"
+#include "tether/common/task/task_parameters.h"
+#include "tether/remote/arm/arm_interface.h"
+#include "tether/remote/behaviours/behaviour.h"
+#include "tether/remote/behaviours/dither.h"
+#include "tether/remote/behaviours/force_control.h"
+#include "tether/remote/behaviours/joint_limit_avoidance.h"
+#include "tether/remote/behaviours/manipulability.h"
+#include "tether/remote/behaviours/proximity.h"
+#include "tether/remote/behaviours/singularity_avoidance.h"
+#include "tether/remote/behaviours/singularity_robustness.h"
+#include "tether/remote/behaviours/teleoperation.h"
+#include "tether/remote/behaviours/trajectory.h"
+#include "tether/remote/bounds/bounds_monitor.h"
+#include "tether/remote/bounds/controlled_stop.h"
+#include "tether/remote/impedance/impedance_law.h"
+#include "tether/remote/impedance/motion_reference.h"
+#include "tether/remote/loop/mailbox.h"
+
+namespace tether::remote {
+
+enum class ExecutorState : std::uint8_t {
+  kIdle,      // no task: holding the last command
+  kRunning,   // executing a task
+  kStopping,  // controlled stop in progress
+  kStopped,   // stopped and latched until reset
+};
+
+const char* to_string(ExecutorState state);
+
+// The last cycle, for logs, plots and force reflection. Trivially copyable.
+struct CycleTelemetry {
+  std::uint64_t cycle = 0;
+  double arm_time = 0.0;   // [s]
+  double task_time = 0.0;  // [s] since the task started
+  ExecutorState state = ExecutorState::kIdle;
+  std::uint64_t task_id = 0;
+  JointVector commanded_joints = JointVector::Zero();
+  JointVector measured_joints = JointVector::Zero();
+  Vector3 motion_position = Vector3::Zero();  // commanded MOTION origin, BASE [m]
+  double arm_angle = 0.0;                      // commanded ψ [rad]
+  MotionVector error = MotionVector::Zero();   // x_c − x_r, MOTION axes (spring-limited)
+  MotionVector velocity = MotionVector::Zero();  // ẋ_c, MOTION axes
+  MotionVector force = MotionVector::Zero();     // ΣF, MOTION axes
+  // Compensated wrench the robot applies, MOTION origin and axes [N, N·m]; and F_r − F_a.
+  Vector6 wrench = Vector6::Zero();
+  Vector6 wrench_error = Vector6::Zero();
+  double joint_weight = 0.0;  // W_v added by singularity robustness
+  std::array<double, 4> aux{};
+  BreachEvent breach;  // latched breach while stopping/stopped
+};
+
+enum class ResetOutcome : std::uint8_t { kPending, kAccepted, kRefusedNotStopped, kRefusedBreach };
+
+struct ExecutorStatus {
+  ExecutorState state = ExecutorState::kIdle;
+  std::uint64_t task_id = 0;
+  BreachEvent breach;
+  ResetOutcome last_reset = ResetOutcome::kPending;
+  BreachEvent reset_refusal;  // the breach that still persisted
+  std::uint64_t overruns = 0;
+  TeleoperationCounters teleoperation;
+};
+
+class Executor {
+ public:
+  // `queue` carries hand-controller samples to the teleoperation behaviour; it must outlive
+  // the executor.
+  Executor(const ArmModel& arm, HandControllerQueue& queue);
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  // ---- any thread ----
+  // Validates against the arm and hands the task to the loop; returns its id. Throws
+  // TaskValidationError listing every problem (nothing applied), or std::logic_error while
+  // the executor is stopped and not reset. `restart` = false replaces the parameters of the
+  // running task without restarting its clock and behaviours (seed 004: reprogrammable
+  // each sample); true (or when idle) starts it from the current pose.
+  std::uint64_t submit(const TaskParameters& task, bool restart = true);
+  // Controlled stop of whatever runs (latched like a breach).
+  void request_stop() noexcept;
+  // Asks the loop to clear a latched stop; see status().last_reset for the outcome.
+  void request_reset() noexcept;
+  ExecutorStatus status() const noexcept;
+  CycleTelemetry telemetry() const noexcept { return telemetry_snapshot_.load(); }
+  const KinematicModel& model() const { return model_; }
+  // Frees retired task sets; publishing does it too. Safe from the submitting thread.
+  void collect_garbage() { mailbox_.collect(); }
+
+  // ---- control-loop thread ----
+  // One cycle: consumes `arm` (with its status) and writes the next command.
+  ExecutorState cycle(const ArmState& arm, ArmStatus arm_status, JointCommand& command) noexcept;
+  // The loop reports consecutive deadline misses before each cycle.
+  void notify_overruns(int consecutive, std::uint64_t total) noexcept;
+  // Control period of the current task, or of the last one [s].
+  double period() const noexcept { return period_.load(std::memory_order_relaxed); }
+  const CycleTelemetry& last_cycle() const { return telemetry_; }
+
+ private:
+  struct Submission {
+    TaskParameters task;
+    bool restart = true;
+    std::uint64_t id = 0;
+  };
+
+  void start_task(Submission* submission, const ArmState& arm) noexcept;
+  void update_kinematics() noexcept;
+  void process_wrench(const ArmState& arm) noexcept;
+  void run_behaviours() noexcept;
+  void begin_stop(const BreachEvent& event) noexcept;
+  void handle_reset(const ArmState& arm) noexcept;
+  void publish_status() noexcept;
+  BoundsInput bounds_input(const ArmState& arm) noexcept;
+
+  KinematicModel model_;
+  JointVector lower_, upper_, velocity_limit_, acceleration_limit_;
+
+  Mailbox<Submission> mailbox_;
+  Submission* current_ = nullptr;
+  std::atomic<std::uint64_t> next_id_{1};
+  std::uint64_t reset_watermark_ = 0;
+
+  // Behaviours.
+  HandControllerQueue* queue_;
+  TrajectoryGenerator trajectory_;
+  SpringTrajectory spring_;
+  Teleoperation teleoperation_;
+  ForceControl force_control_;
+  JointLimitAvoidance joint_limits_;
+  SingularityAvoidance singularity_;
+  SingularityRobustness robustness_;
+  Dither dither_;
+  Proximity proximity_;
+  Manipulability manipulability_;
+
+  // Cycle state, preallocated.
+  ArmAngleModel arm_angle_model_;
+  KinematicState commanded_state_;
+  KinematicState measured_state_;
+  CompositeJacobian jacobian_ = CompositeJacobian::Zero();
+  ArmAngle arm_angle_;
+  Frame motion_pose_;
+  BehaviourContext context_;
+  BehaviourOutput output_;
+  MotionReference reference_;
+  ImpedanceState impedance_;
+  // Velocity inputs integrated into an offset of x_r (digest, eq. 3-6): BASE translation,
+  // BASE rotation applied on the left, arm angle.
+  Vector3 offset_position_ = Vector3::Zero();
+  Matrix3 offset_rotation_ = Matrix3::Identity();
+  double offset_arm_angle_ = 0.0;
+  Vector6 wrench_filtered_ = Vector6::Zero();
+  Vector6 wrench_bias_ = Vector6::Zero();
+  bool wrench_initialised_ = false;
+  JointVector q_command_ = JointVector::Zero();
+  JointVector qd_command_ = JointVector::Zero();
+  bool have_command_ = false;
+  double task_time_ = 0.0;
+  ControlledStop stop_;
+  ExecutorState state_ = ExecutorState::kIdle;
+  BreachEvent breach_;
+  int consecutive_overruns_ = 0;
+  std::uint64_t total_overruns_ = 0;
+  std::uint64_t cycles_ = 0;
+  CycleTelemetry telemetry_;
+
+  // Cross-thread.
+  std::atomic<double> period_{0.001};
+  std::atomic<bool> stop_requested_{false};
+  std::atomic<bool> reset_requested_{false};
+  std::atomic<ExecutorState> published_state_{ExecutorState::kIdle};
+  SeqLock<ExecutorStatus> status_snapshot_;
+  SeqLock<CycleTelemetry> telemetry_snapshot_;
+  ResetOutcome last_reset_ = ResetOutcome::kPending;
+  BreachEvent reset_refusal_;
+};
+
+}  // namespace tether::remote

@@ -1,0 +1,49 @@
+#pragma once
+
+// Single-producer single-consumer ring buffer: how I/O threads hand samples to the control
+// loop (and the loop hands telemetry back) without locks or allocation. Capacity is a
+// compile-time power of two; push fails (returns false) when full rather than overwrite,
+// so a sample is never lost silently — the producer counts the refusal.
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+
+namespace tether::remote {
+
+template <typename T, std::size_t Capacity>
+class SpscRing {
+  static_assert(Capacity >= 2 && (Capacity & (Capacity - 1)) == 0,
+                "capacity must be a power of two");
+
+ public:
+  // Producer side.
+  bool push(const T& value) noexcept {
+    const std::size_t head = head_.load(std::memory_order_relaxed);
+    if (head - tail_.load(std::memory_order_acquire) == Capacity) return false;
+    slots_[head & (Capacity - 1)] = value;
+    head_.store(head + 1, std::memory_order_release);
+    return true;
+  }
+
+  // Consumer side.
+  bool pop(T& value) noexcept {
+    const std::size_t tail = tail_.load(std::memory_order_relaxed);
+    if (tail == head_.load(std::memory_order_acquire)) return false;
+    value = slots_[tail & (Capacity - 1)];
+    tail_.store(tail + 1, std::memory_order_release);
+    return true;
+  }
+
+  std::size_t size() const noexcept {
+    return head_.load(std::memory_order_acquire) - tail_.load(std::memory_order_acquire);
+  }
+  static constexpr std::size_t capacity() { return Capacity; }
+
+ private:
+  std::array<T, Capacity> slots_{};
+  alignas(64) std::atomic<std::size_t> head_{0};
+  alignas(64) std::atomic<std::size_t> tail_{0};
+};
+
+}  // namespace tether::remote

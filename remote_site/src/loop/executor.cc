@@ -1,0 +1,420 @@
+#include "tether/remote/loop/executor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "tether/common/dls.h"
+#include "tether/common/motion_space.h"
+#include "tether/common/spatial.h"
+#include "tether/common/task/validation.h"
+
+namespace tether::remote {
+
+const char* to_string(ExecutorState state) {
+  switch (state) {
+    case ExecutorState::kIdle: return "idle";
+    case ExecutorState::kRunning: return "running";
+    case ExecutorState::kStopping: return "stopping";
+    case ExecutorState::kStopped: return "stopped";
+  }
+  return "unknown";
+}
+
+namespace {
+
+constexpr double kGravity = 9.81;  // [m/s²], along −z of BASE
+
+}  // namespace
+
+Executor::Executor(const ArmModel& arm, HandControllerQueue& queue)
+    : model_(arm),
+      queue_(&queue),
+      teleoperation_(queue),
+      commanded_state_(),
+      measured_state_() {
+  lower_ = model_.lower_limits();
+  upper_ = model_.upper_limits();
+  velocity_limit_ = model_.velocity_limits();
+  acceleration_limit_ = model_.acceleration_limits();
+  context_.model = &model_;
+  context_.joints = &q_command_;
+  context_.kinematics = &commanded_state_;
+  context_.jacobian = &jacobian_;
+  status_snapshot_.store(ExecutorStatus{});
+}
+
+std::uint64_t Executor::submit(const TaskParameters& task, bool restart) {
+  require_valid_task(task, model_);
+  const ExecutorState state = published_state_.load(std::memory_order_acquire);
+  if (state == ExecutorState::kStopping || state == ExecutorState::kStopped) {
+    const ExecutorStatus s = status();
+    throw std::logic_error("task '" + task.name + "' refused: the executor is " +
+                           to_string(state) + " after " + describe(s.breach) +
+                           "; reset it first");
+  }
+  auto submission = std::make_unique<Submission>();
+  submission->task = task;
+  submission->restart = restart;
+  submission->id = next_id_.fetch_add(1);
+  const std::uint64_t id = submission->id;
+  mailbox_.publish(std::move(submission));
+  return id;
+}
+
+void Executor::request_stop() noexcept { stop_requested_.store(true, std::memory_order_release); }
+
+void Executor::request_reset() noexcept {
+  reset_requested_.store(true, std::memory_order_release);
+}
+
+ExecutorStatus Executor::status() const noexcept { return status_snapshot_.load(); }
+
+void Executor::notify_overruns(int consecutive, std::uint64_t total) noexcept {
+  consecutive_overruns_ = consecutive;
+  total_overruns_ = total;
+}
+
+void Executor::update_kinematics() noexcept {
+  const TaskParameters& task = current_->task;
+  forward_kinematics(model_, q_command_, commanded_state_);
+  composite_jacobian(model_, commanded_state_, arm_angle_model_, task.tool_T_motion, jacobian_,
+                     arm_angle_);
+  motion_pose_ = motion_frame_pose(commanded_state_, task.tool_T_motion);
+  express_in_frame(motion_pose_.R, jacobian_);
+  context_.motion_pose = motion_pose_;
+  context_.arm_angle = arm_angle_.psi;
+  context_.tool_T_motion = task.tool_T_motion;
+  context_.world_T_base = task.world_T_base;
+}
+
+void Executor::process_wrench(const ArmState& arm) noexcept {
+  const TaskParameters& task = current_->task;
+  const WrenchSensorParameters& sensor = task.wrench_sensor;
+  // The arm reports the tool's weight as part of what the robot applies; remove it with the
+  // tool's orientation from the measured joints.
+  const Vector3 gravity_tool = measured_state_.tool.R.transpose() * Vector3(0, 0, -kGravity);
+  Vector6 wrench = arm.wrench_valid ? arm.wrench : Vector6::Zero();
+  const Vector3 weight = sensor.tool_mass * gravity_tool;
+  wrench.head<3>() += weight;
+  wrench.tail<3>() += sensor.tool_center_of_mass.cross(weight);
+  wrench -= wrench_bias_;
+  const double dt = task.period;
+  if (sensor.filter_cutoff > 0.0 && wrench_initialised_) {
+    const double alpha = dt / (dt + 1.0 / (2.0 * M_PI * sensor.filter_cutoff));
+    wrench_filtered_ += alpha * (wrench - wrench_filtered_);
+  } else {
+    wrench_filtered_ = wrench;
+  }
+  wrench_initialised_ = true;
+  context_.measured_wrench =
+      transform_wrench(task.tool_T_motion.inverse(), wrench_filtered_);
+}
+
+void Executor::start_task(Submission* submission, const ArmState& arm) noexcept {
+  Submission* previous = current_;
+  const bool restart =
+      submission->restart || state_ != ExecutorState::kRunning || previous == nullptr;
+  const Frame previous_tool_T_motion =
+      previous != nullptr ? previous->task.tool_T_motion : Frame::Identity();
+  current_ = submission;
+  mailbox_.retire(previous);
+  const TaskParameters& task = current_->task;
+  period_.store(task.period, std::memory_order_relaxed);
+  arm_angle_model_ = ArmAngleModel(task.arm_angle_reference);
+  update_kinematics();
+  if (!restart) return;
+
+  // Keep the commanded velocity continuous across a task change on the moving arm.
+  if (state_ == ExecutorState::kRunning) {
+    const Frame new_T_old = task.tool_T_motion.inverse() * previous_tool_T_motion;
+    impedance_.velocity.head<6>() =
+        transform_twist(new_T_old, Vector6(impedance_.velocity.head<6>()));
+  } else {
+    impedance_.velocity.setZero();
+  }
+  impedance_.perturbation.setZero();
+  task_time_ = 0.0;
+  offset_position_.setZero();
+  offset_rotation_.setIdentity();
+  offset_arm_angle_ = 0.0;
+  context_.time = 0.0;
+  context_.dt = task.period;
+  context_.arm = &arm;
+
+  wrench_bias_.setZero();
+  wrench_initialised_ = false;
+  forward_kinematics(model_, arm.position, measured_state_);
+  process_wrench(arm);
+  if (task.wrench_sensor.zero_on_start) {
+    wrench_bias_ = wrench_filtered_;
+    wrench_filtered_.setZero();
+    context_.measured_wrench.setZero();
+  }
+
+  trajectory_.reset(task.trajectory, context_);
+  spring_.reset(task.spring_trajectory, context_);
+  teleoperation_.reset(task.teleoperation, context_);
+  force_control_.reset(task.force_control, context_);
+  joint_limits_.reset(task.joint_limit_avoidance, context_);
+  singularity_.reset(task.singularity_avoidance, context_);
+  robustness_.reset(task.singularity_robustness, context_);
+  dither_.reset(task.dither, context_);
+  proximity_.reset(task.proximity, context_);
+  manipulability_.reset(task.manipulability, context_);
+  breach_ = BreachEvent{};
+  state_ = ExecutorState::kRunning;
+}
+
+void Executor::run_behaviours() noexcept {
+  const TaskParameters& task = current_->task;
+  output_.clear();
+  // The reference is for the next sample, n+1 (eq. 7).
+  const double next = task_time_ + task.period;
+  if (task.spring_trajectory.enabled) {
+    spring_.evaluate(task.spring_trajectory, reference_);
+  } else if (task.trajectory.enabled) {
+    trajectory_.evaluate(task.trajectory, next, reference_);
+  } else {
+    hold_reference(trajectory_.start_pose(), trajectory_.start_arm_angle(), reference_);
+  }
+  if (task.teleoperation.enabled) teleoperation_.update(task.teleoperation, context_, output_);
+  if (task.force_control.enabled) force_control_.update(task.force_control, context_, output_);
+  if (task.joint_limit_avoidance.enabled) {
+    joint_limits_.update(task.joint_limit_avoidance, context_, output_);
+  }
+  if (task.singularity_avoidance.enabled) {
+    singularity_.update(task.singularity_avoidance, context_, output_);
+  }
+  if (task.singularity_robustness.enabled) {
+    robustness_.update(task.singularity_robustness, context_, output_);
+  }
+  if (task.dither.enabled) dither_.update(task.dither, context_, output_);
+  if (task.proximity.enabled) proximity_.update(task.proximity, context_, output_);
+  if (task.manipulability.enabled) {
+    manipulability_.update(task.manipulability, context_, output_);
+  }
+}
+
+void Executor::begin_stop(const BreachEvent& event) noexcept {
+  breach_ = event;
+  breach_.time = task_time_;
+  const double stop_time = current_ != nullptr ? current_->task.bounds.stop_time : 0.2;
+  stop_.start(q_command_, qd_command_, stop_time);
+  state_ = ExecutorState::kStopping;
+}
+
+BoundsInput Executor::bounds_input(const ArmState& arm) noexcept {
+  BoundsInput in;
+  in.time = task_time_;
+  in.wrench = context_.measured_wrench;
+  in.proximity = &arm.proximity;
+  in.measured_joints = &arm.position;
+  in.lower = &lower_;
+  in.upper = &upper_;
+  return in;
+}
+
+void Executor::handle_reset(const ArmState& arm) noexcept {
+  if (!reset_requested_.exchange(false, std::memory_order_acq_rel)) return;
+  if (state_ != ExecutorState::kStopped) {
+    last_reset_ = ResetOutcome::kRefusedNotStopped;
+    return;
+  }
+  if (current_ != nullptr) {
+    forward_kinematics(model_, arm.position, measured_state_);
+    process_wrench(arm);
+    const BreachEvent persisting =
+        check_persistent_bounds(current_->task.bounds, bounds_input(arm));
+    if (persisting) {
+      last_reset_ = ResetOutcome::kRefusedBreach;
+      reset_refusal_ = persisting;
+      return;
+    }
+  }
+  // A task submitted before the stop must not start by surprise after the reset.
+  reset_watermark_ = next_id_.load(std::memory_order_acquire);
+  last_reset_ = ResetOutcome::kAccepted;
+  reset_refusal_ = BreachEvent{};
+  breach_ = BreachEvent{};
+  qd_command_.setZero();
+  state_ = ExecutorState::kIdle;
+}
+
+ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
+                              JointCommand& command) noexcept {
+  ++cycles_;
+  if (!have_command_) {
+    if (arm_status != ArmStatus::kOk || !arm.position.allFinite()) {
+      command.position = arm.position;
+      command.velocity.setZero();
+      return state_;
+    }
+    q_command_ = arm.position.cwiseMax(lower_).cwiseMin(upper_);
+    qd_command_.setZero();
+    have_command_ = true;
+  }
+  const bool active = state_ == ExecutorState::kRunning || state_ == ExecutorState::kIdle;
+  if (active && stop_requested_.exchange(false, std::memory_order_acq_rel)) {
+    begin_stop(BreachEvent{BreachCause::kOperatorStop, 0.0, 0.0, 0.0, -1});
+  } else if (active && arm_status != ArmStatus::kOk) {
+    begin_stop(BreachEvent{BreachCause::kArmFault, static_cast<double>(arm_status), 0.0, 0.0, -1});
+  }
+  if (state_ == ExecutorState::kRunning || state_ == ExecutorState::kIdle) {
+    if (Submission* s = mailbox_.take()) {
+      if (s->id < reset_watermark_) {
+        mailbox_.retire(s);
+      } else {
+        start_task(s, arm);
+      }
+    }
+  }
+
+  const double dt = period();
+  if (state_ == ExecutorState::kRunning) {
+    const TaskParameters& task = current_->task;
+    context_.time = task_time_;
+    context_.dt = task.period;
+    context_.arm = &arm;
+    update_kinematics();
+    forward_kinematics(model_, arm.position, measured_state_);
+    process_wrench(arm);
+    run_behaviours();
+
+    // Velocity inputs move the reference (eq. 6) and are integrated into its offset, so
+    // the stiffness term does not pull them back.
+    const Matrix3& Rc = motion_pose_.R;
+    offset_position_ += Rc * output_.velocity.head<3>() * task.period;
+    offset_rotation_ =
+        so3_exp(Rc * output_.velocity.segment<3>(3) * task.period) * offset_rotation_;
+    offset_arm_angle_ += output_.velocity[6] * task.period;
+    const Matrix3 Rr = reference_.pose.R;
+    reference_.pose.p += offset_position_;
+    reference_.pose.R = offset_rotation_ * Rr;
+    reference_.arm_angle = wrap_angle(reference_.arm_angle + offset_arm_angle_);
+    const Matrix3 c_R_r = Rc.transpose() * reference_.pose.R;
+    ImpedanceInput input;
+    input.reference_velocity.head<3>() = c_R_r * reference_.velocity.head<3>();
+    input.reference_velocity.segment<3>(3) = c_R_r * reference_.velocity.segment<3>(3);
+    input.reference_velocity[6] = reference_.velocity[6];
+    input.reference_velocity += output_.velocity;
+    input.reference_acceleration.head<3>() = c_R_r * reference_.acceleration.head<3>();
+    input.reference_acceleration.segment<3>(3) = c_R_r * reference_.acceleration.segment<3>(3);
+    input.reference_acceleration[6] = reference_.acceleration[6];
+    input.error = motion_error(motion_pose_, arm_angle_.psi, reference_);
+    input.force = output_.force;
+    telemetry_.error = input.error;
+    const MotionVector& xd = impedance_update(task.impedance, task.period, input, impedance_);
+
+    JointVector joint_weights = task.resolver.joint_weights;
+    joint_weights.array() += output_.joint_weight;
+    JointVector qd;
+    const DlsStatus dls =
+        weighted_dls<kMotionDim>(jacobian_, task.resolver.task_weights, joint_weights, xd, qd);
+
+    // Joint velocity and acceleration limits: scale the whole vector for the velocity limit
+    // (keeps the direction), clamp the change per joint for the acceleration limit.
+    const double scale = (qd.cwiseAbs().cwiseQuotient(velocity_limit_)).maxCoeff();
+    if (scale > 1.0) qd /= scale;
+    const JointVector max_change = acceleration_limit_ * task.period;
+    qd = qd.cwiseMax(qd_command_ - max_change).cwiseMin(qd_command_ + max_change);
+    const JointVector q_next = (q_command_ + qd * task.period).cwiseMax(lower_).cwiseMin(upper_);
+    qd_command_ = (q_next - q_command_) / task.period;
+    q_command_ = q_next;
+    // The impedance state follows what was achieved, so limits and damping never wind it up.
+    impedance_.velocity = jacobian_ * qd_command_;
+    if (task.impedance.formulation == Formulation::kVelocity) {
+      impedance_.perturbation = impedance_.velocity - input.reference_velocity;
+    }
+
+    Frame actual = motion_frame_pose(measured_state_, task.tool_T_motion);
+    BoundsInput bounds = bounds_input(arm);
+    bounds.actual_pose = actual;
+    bounds.reference_pose = reference_.pose;
+    bounds.reference_arm_angle = reference_.arm_angle;
+    bounds.arm_angle_valid =
+        arm_angle_model_.angle(measured_state_, bounds.actual_arm_angle) == ArmAngleStatus::kOk;
+    BreachEvent event;
+    if (!q_command_.allFinite() || !xd.allFinite() || !context_.measured_wrench.allFinite() ||
+        dls == DlsStatus::kNonFiniteInput) {
+      event = BreachEvent{BreachCause::kNonFinite, 0.0, 0.0, task_time_, -1};
+    } else if (dls == DlsStatus::kSingular) {
+      event = BreachEvent{BreachCause::kResolverSingular, 0.0, 0.0, task_time_, -1};
+    } else if (consecutive_overruns_ > task.bounds.max_consecutive_overruns) {
+      event = BreachEvent{BreachCause::kLoopOverrun, static_cast<double>(consecutive_overruns_),
+                          static_cast<double>(task.bounds.max_consecutive_overruns), task_time_,
+                          -1};
+    } else if (task.teleoperation.enabled &&
+               teleoperation_.stalled(task.teleoperation, task_time_)) {
+      event = BreachEvent{BreachCause::kTeleoperationStalled,
+                          task_time_ - teleoperation_.last_sample_time(),
+                          task.teleoperation.stall_timeout, task_time_, -1};
+    } else if (!arm.wrench_valid && (task.force_control.enabled ||
+                                     std::isfinite(task.bounds.max_force) ||
+                                     std::isfinite(task.bounds.max_torque))) {
+      event = BreachEvent{BreachCause::kArmFault, 0.0, 0.0, task_time_, -1};
+    } else {
+      event = check_bounds(task.bounds, bounds);
+    }
+    task_time_ += task.period;
+    if (event) {
+      // The command computed this cycle is discarded: stop from the last safe one.
+      begin_stop(event);
+    }
+  }
+
+  if (state_ == ExecutorState::kStopping) {
+    stop_.step(dt, q_command_, qd_command_);
+    if (!q_command_.allFinite()) q_command_ = arm.position;
+    q_command_ = q_command_.cwiseMax(lower_).cwiseMin(upper_);
+    if (stop_.at_rest()) state_ = ExecutorState::kStopped;
+  } else if (state_ != ExecutorState::kRunning) {
+    qd_command_.setZero();
+  }
+  if (state_ == ExecutorState::kStopped || state_ == ExecutorState::kStopping) {
+    handle_reset(arm);
+  } else if (reset_requested_.exchange(false, std::memory_order_acq_rel)) {
+    last_reset_ = ResetOutcome::kRefusedNotStopped;
+  }
+
+  command.position = q_command_;
+  command.velocity = qd_command_;
+
+  telemetry_.cycle = cycles_;
+  telemetry_.arm_time = arm.time;
+  telemetry_.task_time = task_time_;
+  telemetry_.state = state_;
+  telemetry_.task_id = current_ != nullptr ? current_->id : 0;
+  telemetry_.commanded_joints = q_command_;
+  telemetry_.measured_joints = arm.position;
+  telemetry_.motion_position = motion_pose_.p;
+  telemetry_.arm_angle = arm_angle_.psi;
+  telemetry_.velocity = impedance_.velocity;
+  telemetry_.force = output_.force;
+  telemetry_.wrench = context_.measured_wrench;
+  telemetry_.wrench_error =
+      current_ != nullptr && current_->task.force_control.enabled
+          ? Vector6(current_->task.force_control.reference_wrench - context_.measured_wrench)
+          : Vector6::Zero();
+  telemetry_.joint_weight = output_.joint_weight;
+  telemetry_.aux = arm.aux;
+  telemetry_.breach = breach_;
+  telemetry_snapshot_.store(telemetry_);
+  publish_status();
+  return state_;
+}
+
+void Executor::publish_status() noexcept {
+  ExecutorStatus s;
+  s.state = state_;
+  s.task_id = current_ != nullptr ? current_->id : 0;
+  s.breach = breach_;
+  s.last_reset = last_reset_;
+  s.reset_refusal = reset_refusal_;
+  s.overruns = total_overruns_;
+  s.teleoperation = teleoperation_.counters();
+  status_snapshot_.store(s);
+  published_state_.store(state_, std::memory_order_release);
+}
+
+}  // namespace tether::remote
