@@ -13,3 +13,10 @@ tether_add_test(bounds_monitor_test SOURCES remote/bounds/bounds_monitor_test.cc
 tether_add_test(controlled_stop_test SOURCES remote/bounds/controlled_stop_test.cc
                 LIBS tether::remote)
 tether_add_test(lock_free_test SOURCES remote/loop/lock_free_test.cc LIBS tether::remote)
+tether_add_test(executor_test SOURCES remote/loop/executor_test.cc LIBS tether::remote)
+target_include_directories(executor_test PRIVATE remote/loop)
+tether_add_test(executor_allocation_test
+                SOURCES remote/loop/executor_allocation_test.cc
+                        $<TARGET_OBJECTS:tether_allocation_counter>
+                LIBS tether::remote)
+target_include_directories(executor_allocation_test PRIVATE support remote/loop)

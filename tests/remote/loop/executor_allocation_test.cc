@@ -1,0 +1,55 @@
+#include <gtest/gtest.h>
+
+#include "all_behaviours.h"
+#include "allocation_counter.h"
+#include "fake_arm.h"
+#include "tether/common/urdf_loader.h"
+#include "tether/remote/loop/control_loop.h"
+#include "tether/remote/loop/executor.h"
+
+namespace tether::remote {
+namespace {
+
+TEST(ExecutorAllocation, ACycleWithEveryBehaviourOnAllocatesNothing) {
+  const ArmModel model = load_default_arm();
+  JointVector q0;
+  q0 << 0.1, 0.5, -0.1, -1.2, 0.2, 0.9, 0.3;
+  HandControllerQueue queue;
+  testing::FakeArm arm(model, q0);
+  arm.proximity.valid = true;
+  arm.proximity.distance = 0.16;
+  arm.proximity.surface_normal = Vector3(0.05, 0.0, 1.0).normalized();
+  arm.tool_mass = 0.8;
+  Executor executor(model, queue);
+  ControlLoop loop(arm, executor, Pacing::kBatch);
+  loop.set_record_telemetry(false);
+  executor.submit(testing::all_behaviours_task());
+  std::uint64_t seq = 0;
+  auto feed = [&] {
+    HandControllerSample s;
+    s.sequence = ++seq;
+    s.increment << 1e-5, 0, 0, 0, 0, 1e-5;
+    queue.push(s);
+  };
+  for (int n = 0; n < 50; ++n) {  // warm-up: the task is picked up
+    feed();
+    loop.run_cycles(1);
+  }
+  ASSERT_EQ(executor.status().state, ExecutorState::kRunning);
+  ::tether::testing::ScopedAllocationCounter counter;
+  for (int n = 0; n < 2000; ++n) {
+    feed();
+    JointCommand command;
+    ArmState state;
+    const ArmStatus status = arm.read(state);
+    executor.cycle(state, status, command);
+    arm.write(command);
+    arm.advance_to(state.time + 0.001);
+  }
+  EXPECT_EQ(counter.count(), 0u);
+  EXPECT_EQ(executor.status().state, ExecutorState::kRunning)
+      << describe(executor.status().breach);
+}
+
+}  // namespace
+}  // namespace tether::remote

@@ -1,0 +1,276 @@
+#include "tether/remote/loop/executor.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "fake_arm.h"
+#include "tether/common/motion_space.h"
+#include "tether/common/spatial.h"
+#include "tether/common/task/validation.h"
+#include "tether/common/urdf_loader.h"
+#include "tether/remote/loop/control_loop.h"
+
+namespace tether::remote {
+namespace {
+
+using testing::FakeArm;
+
+JointVector home() {
+  JointVector q;
+  q << 0.1, 0.5, -0.1, -1.2, 0.2, 0.9, 0.3;
+  return q;
+}
+
+struct ExecutorFixture : ::testing::Test {
+  ArmModel model = load_default_arm();
+  HandControllerQueue queue;
+  FakeArm arm{model, home()};
+  Executor executor{model, queue};
+  ControlLoop loop{arm, executor, Pacing::kBatch};
+  KinematicModel kin{model};
+
+  // MOTION frame at the tool origin with BASE-aligned axes at the start pose.
+  TaskParameters base_task() {
+    TaskParameters t;
+    t.name = "test";
+    t.period = 0.001;
+    KinematicState s;
+    forward_kinematics(kin, home(), s);
+    t.tool_T_motion.R = s.tool.R.transpose();
+    return t;
+  }
+  Frame actual_motion_pose(const TaskParameters& t) {
+    KinematicState s;
+    forward_kinematics(kin, arm.kinematics().q, s);
+    return motion_frame_pose(s, t.tool_T_motion);
+  }
+};
+
+TEST_F(ExecutorFixture, HoldsTheMeasuredPositionWhenIdle) {
+  loop.run_cycles(100);
+  EXPECT_EQ(executor.status().state, ExecutorState::kIdle);
+  EXPECT_LT((arm.kinematics().q - home()).norm(), 1e-12);
+}
+
+TEST_F(ExecutorFixture, RejectsAnInvalidTaskAndAppliesNothing) {
+  loop.run_cycles(2);
+  TaskParameters t = base_task();
+  t.impedance.mass[1] = -3.0;
+  try {
+    executor.submit(t);
+    FAIL() << "accepted a negative mass";
+  } catch (const TaskValidationError& e) {
+    EXPECT_NE(std::string(e.what()).find("impedance.mass[1]"), std::string::npos) << e.what();
+  }
+  loop.run_cycles(10);
+  EXPECT_EQ(executor.status().state, ExecutorState::kIdle);
+  EXPECT_EQ(executor.status().task_id, 0u);
+}
+
+TEST_F(ExecutorFixture, TracksATrajectoryIncludingTheArmAngle) {
+  for (Formulation f : {Formulation::kAcceleration, Formulation::kVelocity}) {
+    TaskParameters t = base_task();
+    t.impedance.formulation = f;
+    t.impedance.mass.setConstant(1.0);
+    t.impedance.damping.setConstant(80.0);
+    t.impedance.stiffness.setConstant(1600.0);
+    t.trajectory.enabled = true;
+    Frame goal;
+    goal.p = Vector3(0.05, -0.04, 0.03);
+    goal.R = so3_exp(Vector3(0.1, 0.0, -0.15));
+    t.trajectory.waypoints.push_back(Waypoint{1.0, goal, 0.2});
+    loop.run_cycles(1);
+    const Frame start = actual_motion_pose(t);
+    executor.submit(t);
+    loop.run_cycles(1600);
+    ASSERT_EQ(executor.status().state, ExecutorState::kRunning) << describe(executor.status().breach);
+    const Frame end = actual_motion_pose(t);
+    const Frame expected = start * goal;
+    EXPECT_LT((end.p - expected.p).norm(), 5e-4) << static_cast<int>(f);
+    EXPECT_LT(orientation_error(end.R, expected.R).norm(), 2e-3);
+    EXPECT_LT(std::abs(executor.last_cycle().error[6]), 2e-3);
+  }
+}
+
+TEST_F(ExecutorFixture, ForceControlTracksTheReferenceForceAgainstAWall) {
+  TaskParameters t = base_task();
+  t.impedance.stiffness.setZero();
+  t.force_control.enabled = true;
+  t.force_control.reference_wrench << 0, 0, -15.0, 0, 0, 0;  // press down with 15 N
+  t.wrench_sensor.tool_mass = 0.8;
+  t.wrench_sensor.tool_center_of_mass = Vector3(0, 0, 0.05);
+  arm.tool_mass = 0.8;
+  arm.tool_com = Vector3(0, 0, 0.05);
+  KinematicState s;
+  forward_kinematics(kin, home(), s);
+  arm.wall_z = s.tool.p.z() - 0.01;  // 1 cm below the tool
+  arm.wall_stiffness = 5000.0;
+  executor.submit(t);
+  loop.run_cycles(4000);
+  const CycleTelemetry c = executor.last_cycle();
+  ASSERT_EQ(c.state, ExecutorState::kRunning);
+  EXPECT_NEAR(c.wrench[2], -15.0, 0.05);
+  EXPECT_NEAR(arm.kinematics().tool.p.z(), arm.wall_z - 15.0 / 5000.0, 1e-4);
+  EXPECT_LT(c.wrench.tail<3>().norm(), 0.05);  // the tool's weight is compensated
+}
+
+TEST_F(ExecutorFixture, ForceBreachStopsTheArmLatchedUntilAResetTheBreachNoLongerBlocks) {
+  TaskParameters t = base_task();
+  t.impedance.stiffness.setZero();
+  t.force_control.enabled = true;
+  t.force_control.reference_wrench << 0, 0, -30.0, 0, 0, 0;
+  t.bounds.max_force = 20.0;
+  t.bounds.stop_time = 0.05;
+  KinematicState s;
+  forward_kinematics(kin, home(), s);
+  arm.wall_z = s.tool.p.z() - 0.005;
+  arm.wall_stiffness = 5000.0;
+  executor.submit(t);
+  loop.run_cycles(3000);
+  ExecutorStatus st = executor.status();
+  ASSERT_EQ(st.state, ExecutorState::kStopped);
+  EXPECT_EQ(st.breach.cause, BreachCause::kForce);
+  EXPECT_GT(st.breach.value, 20.0);
+  EXPECT_EQ(st.breach.bound, 20.0);
+  // Latched: the position holds and a new task is refused.
+  const JointVector held = arm.kinematics().q;
+  loop.run_cycles(100);
+  EXPECT_EQ(arm.kinematics().q, held);
+  EXPECT_THROW(executor.submit(t), std::logic_error);
+  // The arm holds where the breach happened, so the wall still pushes with > 20 N: the
+  // reset is refused and names the breach.
+  executor.request_reset();
+  loop.run_cycles(1);
+  st = executor.status();
+  EXPECT_EQ(st.last_reset, ResetOutcome::kRefusedBreach);
+  EXPECT_EQ(st.reset_refusal.cause, BreachCause::kForce);
+  EXPECT_GT(st.reset_refusal.value, 20.0);
+  EXPECT_EQ(st.state, ExecutorState::kStopped);
+  arm.wall_stiffness = 0.0;  // the obstacle is removed
+  executor.request_reset();
+  loop.run_cycles(1);
+  st = executor.status();
+  EXPECT_EQ(st.last_reset, ResetOutcome::kAccepted);
+  EXPECT_EQ(st.state, ExecutorState::kIdle);
+  EXPECT_NO_THROW(executor.submit(base_task()));
+}
+
+TEST_F(ExecutorFixture, ForceBreachStopIsRefusedWhileTheForcePersists) {
+  TaskParameters t = base_task();
+  t.bounds.max_force = 5.0;
+  t.bounds.stop_time = 0.01;
+  t.wrench_sensor.tool_mass = 0.0;
+  arm.tool_mass = 1.0;  // an unmodelled 9.81 N load appears at once
+  executor.submit(t);
+  loop.run_cycles(50);
+  ASSERT_EQ(executor.status().state, ExecutorState::kStopped);
+  executor.request_reset();
+  loop.run_cycles(1);
+  const ExecutorStatus st = executor.status();
+  EXPECT_EQ(st.last_reset, ResetOutcome::kRefusedBreach);
+  EXPECT_EQ(st.reset_refusal.cause, BreachCause::kForce);
+  EXPECT_NEAR(st.reset_refusal.value, 9.81, 1e-6);
+  EXPECT_EQ(st.state, ExecutorState::kStopped);
+}
+
+TEST_F(ExecutorFixture, AStalledTeleoperationStreamStopsWithinOnePeriodOfTheDeadline) {
+  TaskParameters t = base_task();
+  t.impedance.stiffness.setZero();
+  t.teleoperation.enabled = true;
+  t.teleoperation.gain.setConstant(10.0);
+  t.teleoperation.stall_timeout = 0.05;
+  executor.submit(t);
+  std::uint64_t seq = 0;
+  for (int n = 0; n < 200; ++n) {  // 0.2 s of samples at 1 kHz
+    HandControllerSample s;
+    s.sequence = ++seq;
+    queue.push(s);
+    loop.run_cycles(1);
+  }
+  ASSERT_EQ(executor.status().state, ExecutorState::kRunning);
+  const double last_sample = executor.last_cycle().task_time;
+  int cycles = 0;
+  while (executor.status().state == ExecutorState::kRunning && cycles < 1000) {
+    loop.run_cycles(1);
+    ++cycles;
+  }
+  const ExecutorStatus st = executor.status();
+  EXPECT_EQ(st.breach.cause, BreachCause::kTeleoperationStalled);
+  const double deadline = last_sample + 0.05;
+  EXPECT_GE(st.breach.time, deadline - 1e-3);
+  EXPECT_LE(st.breach.time, deadline + t.period + 1e-9);
+  EXPECT_EQ(st.teleoperation.applied, 200u);
+  EXPECT_EQ(st.teleoperation.lost, 0u);
+}
+
+TEST_F(ExecutorFixture, ParametersReplacedBetweenCyclesApplyWithoutRestartingTheTask) {
+  TaskParameters t = base_task();
+  t.trajectory.enabled = true;
+  Frame goal;
+  goal.p = Vector3(0.0, 0.0, 0.05);
+  t.trajectory.waypoints.push_back(Waypoint{2.0, goal, 0.0});
+  executor.submit(t);
+  loop.run_cycles(500);
+  const double before = executor.last_cycle().task_time;
+  t.impedance.stiffness.setConstant(200.0);
+  executor.submit(t, /*restart=*/false);
+  loop.run_cycles(1);
+  EXPECT_NEAR(executor.last_cycle().task_time, before + 0.001, 1e-9);
+  EXPECT_EQ(executor.status().task_id, 2u);
+  executor.submit(t, /*restart=*/true);
+  loop.run_cycles(1);
+  EXPECT_NEAR(executor.last_cycle().task_time, 0.001, 1e-9);
+}
+
+TEST_F(ExecutorFixture, OperatorStopRampsDownAndLatches) {
+  TaskParameters t = base_task();
+  t.trajectory.enabled = true;
+  Frame goal;
+  goal.p = Vector3(0.1, 0.0, 0.0);
+  t.trajectory.waypoints.push_back(Waypoint{1.0, goal, 0.0});
+  t.bounds.stop_time = 0.1;
+  executor.submit(t);
+  loop.run_cycles(500);  // mid-trajectory, moving
+  ASSERT_GT(executor.last_cycle().velocity.head<3>().norm(), 0.05);
+  executor.request_stop();
+  loop.run_cycles(1);
+  EXPECT_EQ(executor.status().state, ExecutorState::kStopping);
+  loop.run_cycles(100);
+  EXPECT_EQ(executor.status().state, ExecutorState::kStopped);
+  EXPECT_EQ(executor.status().breach.cause, BreachCause::kOperatorStop);
+  const JointVector held = arm.kinematics().q;
+  loop.run_cycles(10);
+  EXPECT_EQ(arm.kinematics().q, held);
+}
+
+TEST_F(ExecutorFixture, AnArmFaultLeadsToAControlledStop) {
+  executor.submit(base_task());
+  loop.run_cycles(10);
+  arm.status = ArmStatus::kCommunicationLost;
+  loop.run_cycles(1);
+  EXPECT_EQ(executor.status().state, ExecutorState::kStopping);
+  EXPECT_EQ(executor.status().breach.cause, BreachCause::kArmFault);
+}
+
+TEST_F(ExecutorFixture, JointCommandsStayWithinPositionAndVelocityLimits) {
+  TaskParameters t = base_task();
+  t.impedance.stiffness.setZero();
+  t.force_control.enabled = true;
+  t.force_control.reference_wrench << 500, 0, 0, 0, 0, 0;  // drives far beyond the limits
+  t.bounds.stop_time = 0.01;
+  executor.submit(t);
+  JointVector previous = home();
+  for (int n = 0; n < 5000; ++n) {
+    loop.run_cycles(1);
+    const JointVector q = arm.kinematics().q;
+    EXPECT_LE(((q - previous).cwiseAbs() / 0.001 - kin.velocity_limits()).maxCoeff(), 1e-9);
+    EXPECT_TRUE((q.array() >= kin.lower_limits().array()).all());
+    EXPECT_TRUE((q.array() <= kin.upper_limits().array()).all());
+    previous = q;
+  }
+}
+
+}  // namespace
+}  // namespace tether::remote
