@@ -72,8 +72,8 @@ void inertial(Writer& w, double mass, const Vector3& com, const Matrix3& inertia
   I = eig.eigenvectors() * moments.asDiagonal() * eig.eigenvectors().transpose();
   w.out() << "<inertial pos=\"";
   w.vec(com);
-  w.out() << "\" mass=\"" << m << "\" fullinertia=\"" << I(0, 0) << ' ' << I(1, 1) << ' '
-          << I(2, 2) << ' ' << I(0, 1) << ' ' << I(0, 2) << ' ' << I(1, 2) << "\"/>\n";
+  w.out() << "\" mass=\"" << m << "\" fullinertia=\"" << I(0, 0) << ' ' << I(1, 1) << ' ' << I(2, 2)
+          << ' ' << I(0, 1) << ' ' << I(0, 2) << ' ' << I(1, 2) << "\"/>\n";
 }
 
 // A capsule between two points of a body, or a sphere where they (nearly) coincide.
@@ -113,8 +113,8 @@ void gripper_body(Writer& w, const ArmModel& arm, const MjcfScene& s) {
   w.out() << "<site name=\"proximity\"";
   w.pose(s.tool_T_sensor);
   w.out() << " size=\"0.005\"/>\n";
-  link_geom(w, "gripper_body", Vector3(0.0, 0.0, g.radius),
-            Vector3(0.0, 0.0, g.length - g.radius), g.radius);
+  link_geom(w, "gripper_body", Vector3(0.0, 0.0, g.radius), Vector3(0.0, 0.0, g.length - g.radius),
+            g.radius);
   w.out() << "</body>\n";
 }
 
@@ -139,9 +139,10 @@ void door(Writer& w, const MjcfScene& s) {
   base_T_door.R.col(2) = s.base_T_hinge.R.col(0);
   const double t = d.panel_thickness;
   const Vector3 centre(0.0, 0.5 * d.panel_width, -0.05);
-  const Vector3 moments(d.mass * (d.panel_width * d.panel_width + d.panel_height * d.panel_height) / 12.0,
-                        d.mass * (t * t + d.panel_height * d.panel_height) / 12.0,
-                        d.mass * (t * t + d.panel_width * d.panel_width) / 12.0);
+  const Vector3 moments(
+      d.mass * (d.panel_width * d.panel_width + d.panel_height * d.panel_height) / 12.0,
+      d.mass * (t * t + d.panel_height * d.panel_height) / 12.0,
+      d.mass * (t * t + d.panel_width * d.panel_width) / 12.0);
   w.out() << "<body name=\"door\"";
   w.pose(base_T_door);
   w.out() << ">\n";
@@ -185,8 +186,7 @@ void obstacles(Writer& w, const MjcfScene& s) {
                                   " needs a finite centre and a radius > 0");
     }
     w.out() << "<geom name=\"obstacle_" << index++
-            << "\" class=\"scene_contact\" type=\"sphere\" size=\"" << sphere.radius
-            << "\" pos=\"";
+            << "\" class=\"scene_contact\" type=\"sphere\" size=\"" << sphere.radius << "\" pos=\"";
     w.vec(sphere.center);
     w.out() << "\" rgba=\"0.8 0.3 0.3 1\"/>\n";
   }
@@ -297,8 +297,8 @@ std::string build_mjcf(const ArmModel& arm, const MjcfScene& s) {
     w.vec(joint.axis);
     o << "\" limited=\"true\" range=\"" << lim.lower << ' ' << lim.upper << "\" armature=\""
       << armature[i] << "\" damping=\"" << damping[i] << "\"/>\n";
-    const Vector3 next = i + 1 < kArmDof ? arm.joints[static_cast<std::size_t>(i + 1)].origin.p
-                                         : arm.tool.p;
+    const Vector3 next =
+        i + 1 < kArmDof ? arm.joints[static_cast<std::size_t>(i + 1)].origin.p : arm.tool.p;
     link_geom(w, "arm_link_" + std::to_string(i), Vector3::Zero(), next, link_radius(i));
   }
   gripper_body(w, arm, s);
@@ -331,8 +331,8 @@ std::string build_mjcf(const ArmModel& arm, const MjcfScene& s) {
     base_T_door.R.col(1) = s.base_T_hinge.R.col(1);
     base_T_door.R.col(2) = s.base_T_hinge.R.col(0);
     const Frame gripper_T_door = s.base_T_tool.inverse() * base_T_door;
-    o << "<equality><weld name=\"grasp\" body1=\"gripper\" body2=\"door\" solref=\""
-      << kStiffSolref << "\" solimp=\"" << kStiffSolimp << "\" relpose=\"";
+    o << "<equality><weld name=\"grasp\" body1=\"gripper\" body2=\"door\" solref=\"" << kStiffSolref
+      << "\" solimp=\"" << kStiffSolimp << "\" relpose=\"";
     w.vec(gripper_T_door.p);
     o << ' ';
     w.quat(gripper_T_door.R);

@@ -32,11 +32,11 @@ struct MjcfScene {
   // TOOL pose at the initial configuration (the door weld's relative pose follows from it).
   Frame base_T_tool;
   DoorParameters door;
-  Frame base_T_hinge;  // HINGE frame (scene.h, door_hinge_in_tool), door scene
-  Frame base_T_wall;   // WALL frame (scene.h, wall_in_tool), wall scene
+  Frame base_T_hinge;           // HINGE frame (scene.h, door_hinge_in_tool), door scene
+  Frame base_T_wall;            // WALL frame (scene.h, wall_in_tool), wall scene
   std::vector<Sphere> spheres;  // obstacles scene
   ProximityTargetParameters target;
-  Frame base_T_plate;  // PLATE frame (scene.h, proximity_target_in_sensor), target scene
+  Frame base_T_plate;   // PLATE frame (scene.h, proximity_target_in_sensor), target scene
   Frame tool_T_sensor;  // proximity sensor frame L
 };
 

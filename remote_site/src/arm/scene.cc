@@ -89,8 +89,8 @@ double door_arc_score(const KinematicModel& model, const Frame& start, JointVect
     forward_kinematics(model, q, state);
     composite_jacobian(model, state, arm_angle_model, Frame::Identity(), J, psi);
     if (psi.status != ArmAngleStatus::kOk) return -1.0;
-    const double margin = std::min((q - model.lower_limits()).minCoeff(),
-                                   (model.upper_limits() - q).minCoeff());
+    const double margin =
+        std::min((q - model.lower_limits()).minCoeff(), (model.upper_limits() - q).minCoeff());
     const Eigen::JacobiSVD<CompositeJacobian> svd(J);
     // 3× puts a singular value of 0.1 (m or rad per rad) level with 0.3 rad of limit margin.
     score = std::min({score, margin, 3.0 * svd.singularValues()[6]});
@@ -128,8 +128,8 @@ JointVector default_initial_position(SceneKind /*scene*/, const ArmModel& arm) {
   for (const double height : {0.0, -0.2, 0.2, -0.4, -0.6}) {
     for (const double forward : {0.9, 0.8, 0.7, 0.6}) {
       for (const double lateral : {0.0, -0.25}) {
-        const Frame start{R, shoulder + Vector3(forward * reach + wrist_to_tool,
-                                                lateral * reach, height * reach)};
+        const Frame start{R, shoulder + Vector3(forward * reach + wrist_to_tool, lateral * reach,
+                                                height * reach)};
         for (const JointVector& seed : seeds) {
           JointVector q = seed;
           if (!solve_tool_pose(model, start, 0.0, q)) continue;
@@ -147,8 +147,8 @@ JointVector default_initial_position(SceneKind /*scene*/, const ArmModel& arm) {
     }
   }
   if (!found) {
-    throw std::runtime_error("default_initial_position: no initial posture of arm '" +
-                             arm.name + "' (" + arm.source +
+    throw std::runtime_error("default_initial_position: no initial posture of arm '" + arm.name +
+                             "' (" + arm.source +
                              ") can follow the door arc with the TOOL horizontal");
   }
   return best;

@@ -84,8 +84,8 @@ void check_options(const ArmModel& arm, const SimulationOptions& o, const JointV
       throw std::invalid_argument("SimulatedArm: initial position of joint " +
                                   arm.joints[static_cast<std::size_t>(i)].name + " (" +
                                   std::to_string(q0[i]) + " rad) is outside its limits [" +
-                                  std::to_string(lim.lower) + ", " +
-                                  std::to_string(lim.upper) + "]");
+                                  std::to_string(lim.lower) + ", " + std::to_string(lim.upper) +
+                                  "]");
     }
   }
 }
@@ -216,8 +216,8 @@ SimulatedArm::SimulatedArm(const ArmModel& arm, const SimulationOptions& options
     : impl_(std::make_unique<Impl>()) {
   Impl& s = *impl_;
   if (arm.dof() != kArmDof) {
-    throw std::invalid_argument("SimulatedArm: arm '" + arm.name + "' (" + arm.source +
-                                ") has " + std::to_string(arm.dof()) + " joints, needs 7");
+    throw std::invalid_argument("SimulatedArm: arm '" + arm.name + "' (" + arm.source + ") has " +
+                                std::to_string(arm.dof()) + " joints, needs 7");
   }
   s.arm = arm;
   s.options = options;
@@ -303,8 +303,8 @@ SimulatedArm::SimulatedArm(const ArmModel& arm, const SimulationOptions& options
   if ((options.scene == SceneKind::kWall || options.scene == SceneKind::kObstacles) &&
       s.d->ncon > 0) {
     throw std::invalid_argument(std::string("SimulatedArm: the arm starts in contact with the ") +
-                                to_string(options.scene) + " scene (" +
-                                std::to_string(s.d->ncon) + " contacts)");
+                                to_string(options.scene) + " scene (" + std::to_string(s.d->ncon) +
+                                " contacts)");
   }
 }
 

@@ -59,8 +59,8 @@ TEST(MjcfBuilder, BodyChainReproducesTetherForwardKinematicsForBothArms) {
   for (const auto& arm : testing::shipped_arms()) {
     SCOPED_TRACE(arm.name);
     const KinematicModel model(arm.model);
-    const auto sim = compile(build_mjcf(arm.model, scene_at(arm.model, JointVector::Zero(),
-                                                            SceneKind::kFreeSpace)));
+    const auto sim = compile(
+        build_mjcf(arm.model, scene_at(arm.model, JointVector::Zero(), SceneKind::kFreeSpace)));
     ASSERT_NE(sim->m, nullptr) << sim->error;
     ASSERT_EQ(sim->m->nq, 7);
     const int gripper = mj_name2id(sim->m, mjOBJ_BODY, "gripper");
@@ -91,8 +91,8 @@ TEST(MjcfBuilder, BodyChainReproducesTetherForwardKinematicsForBothArms) {
 
 TEST(MjcfBuilder, CarriesLimitsEffortsArmatureAndMassProperties) {
   const ArmModel arm = load_default_arm();
-  const auto sim = compile(build_mjcf(arm, scene_at(arm, JointVector::Zero(),
-                                                    SceneKind::kFreeSpace)));
+  const auto sim =
+      compile(build_mjcf(arm, scene_at(arm, JointVector::Zero(), SceneKind::kFreeSpace)));
   ASSERT_NE(sim->m, nullptr) << sim->error;
   const JointVector armature = rotor_inertia(arm);
   EXPECT_NEAR(armature[0], 0.44, 1e-12);  // 176 N·m / 400 s⁻²
@@ -117,8 +117,8 @@ TEST(MjcfBuilder, CarriesLimitsEffortsArmatureAndMassProperties) {
 TEST(MjcfBuilder, RaisesMasslessLinksToTheFloorsMuJoCoAccepts) {
   ArmModel arm = load_default_arm();
   arm.joints[6].link = LinkInertia{};  // a URDF link without <inertial>
-  const auto sim = compile(build_mjcf(arm, scene_at(arm, JointVector::Zero(),
-                                                    SceneKind::kFreeSpace)));
+  const auto sim =
+      compile(build_mjcf(arm, scene_at(arm, JointVector::Zero(), SceneKind::kFreeSpace)));
   ASSERT_NE(sim->m, nullptr) << sim->error;
   EXPECT_NEAR(sim->m->body_mass[mj_name2id(sim->m, mjOBJ_BODY, "arm_link_6")], 1e-3, 1e-12);
 }

@@ -73,8 +73,8 @@ TEST(DoorHinge, XIsTheVerticalAxisAndPositiveRotationPullsTheHandleTowardsTheRob
   EXPECT_NEAR(offset.dot(hinge.R.col(1)), door.handle_to_hinge, 1e-12);
   EXPECT_NEAR(offset.dot(hinge.R.col(2)), door.handle_standoff, 1e-12);
   // Opening by 30° moves the grasp point towards the robot base (−x) by ~w·sin 30°.
-  const Frame opened = testing::door_arc_pose(state.tool, door_hinge_in_tool(door, gripper),
-                                              30.0 * kDeg);
+  const Frame opened =
+      testing::door_arc_pose(state.tool, door_hinge_in_tool(door, gripper), 30.0 * kDeg);
   const Vector3 moved = opened * Vector3(0.0, 0.0, gripper.grasp_depth);
   EXPECT_LT(moved.x() - grasp.x(), -0.25);
   EXPECT_NEAR((moved - hinge.p).norm(), offset.norm(), 1e-12);
@@ -84,8 +84,8 @@ TEST(DoorArc, Iiwa7FollowsTheHandleFrom0To50DegreesAwayFromLimitsAndSingularitie
   const ArmModel arm = load_default_arm();
   const KinematicModel model(arm);
   const JointVector q0 = default_initial_position(SceneKind::kDoor, arm);
-  const auto path = testing::door_arc_joints(arm, q0, door_hinge_in_tool({}, {}), 50.0 * kDeg,
-                                             1.0 * kDeg);
+  const auto path =
+      testing::door_arc_joints(arm, q0, door_hinge_in_tool({}, {}), 50.0 * kDeg, 1.0 * kDeg);
   const ArmAngleModel arm_angle;
   KinematicState state;
   CompositeJacobian J;
@@ -95,12 +95,13 @@ TEST(DoorArc, Iiwa7FollowsTheHandleFrom0To50DegreesAwayFromLimitsAndSingularitie
   double max_step = 0.0;
   for (std::size_t k = 0; k < path.size(); ++k) {
     const JointVector& q = path[k];
-    min_margin = std::min({min_margin, (q - model.lower_limits()).minCoeff(),
-                           (model.upper_limits() - q).minCoeff()});
+    min_margin = std::min(
+        {min_margin, (q - model.lower_limits()).minCoeff(), (model.upper_limits() - q).minCoeff()});
     forward_kinematics(model, q, state);
     composite_jacobian(model, state, arm_angle, Frame::Identity(), J, psi);
     ASSERT_EQ(psi.status, ArmAngleStatus::kOk);
-    min_singular = std::min(min_singular, Eigen::JacobiSVD<CompositeJacobian>(J).singularValues()[6]);
+    min_singular =
+        std::min(min_singular, Eigen::JacobiSVD<CompositeJacobian>(J).singularValues()[6]);
     if (k > 0) max_step = std::max(max_step, (q - path[k - 1]).cwiseAbs().maxCoeff());
   }
   EXPECT_GT(min_margin, 10.0 * kDeg);

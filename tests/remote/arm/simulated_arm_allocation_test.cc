@@ -12,8 +12,8 @@ namespace {
 
 TEST(SimulatedArmAllocation, ReadWriteAdvanceAllocateNothingInAnyScene) {
   const ArmModel arm = load_default_arm();
-  for (const SceneKind kind : {SceneKind::kDoor, SceneKind::kWall, SceneKind::kObstacles,
-                               SceneKind::kProximityTarget}) {
+  for (const SceneKind kind :
+       {SceneKind::kDoor, SceneKind::kWall, SceneKind::kObstacles, SceneKind::kProximityTarget}) {
     SCOPED_TRACE(to_string(kind));
     SimulationOptions options;
     options.scene = kind;

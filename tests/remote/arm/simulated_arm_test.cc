@@ -30,9 +30,8 @@ TEST(SimulatedArmServo, StepResponseSettlesWithoutOvershoot) {
       const JointVector q0 = sim.initial_position();
       // A step whose initial torque demand is 40 % of the joint's effort limit (the linear
       // range; larger steps saturate the drive, which then overshoots).
-      const double step =
-          0.4 * arm.model.joints[static_cast<std::size_t>(joint)].limits.effort /
-          sim.servo_stiffness()[joint];
+      const double step = 0.4 * arm.model.joints[static_cast<std::size_t>(joint)].limits.effort /
+                          sim.servo_stiffness()[joint];
       JointVector target = q0;
       target[joint] += step;
       double peak = q0[joint];

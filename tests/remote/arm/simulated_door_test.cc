@@ -47,8 +47,8 @@ ArmState open_along_arc(SimulatedArm& sim, double target, double duration, doubl
     for (std::size_t k = 0; k < path.size(); ++k) {
       const Frame pose =
           testing::door_arc_pose(state.tool, sim.hinge_in_tool(), -static_cast<double>(k) * step);
-      EXPECT_TRUE(solve_tool_pose(model, pose, testing::arm_angle(model, sim.initial_position()),
-                                  q));
+      EXPECT_TRUE(
+          solve_tool_pose(model, pose, testing::arm_angle(model, sim.initial_position()), q));
       signed_path[k] = q;
     }
   }
