@@ -1,0 +1,162 @@
+#pragma once
+
+// Scenes and options of the embedded MuJoCo arm (simulated_arm.h). Set-up data only: nothing
+// here is touched by the control cycle.
+//
+// Every scene object is placed relative to the arm's INITIAL configuration
+// (SimulationOptions::initial_position, default default_initial_position()), so task files
+// can state their frames in TOOL coordinates:
+//
+//   kFreeSpace        the arm and its gripper, nothing else.
+//   kDoor             a hinged door whose handle the gripper holds rigidly (seed 004, FIGS.
+//                     4-10). Its geometry is fixed in TOOL coordinates (hinge_in_tool()); the
+//                     initial TOOL x axis must point down (BASE −z) so the hinge is vertical.
+//   kWall             a stiff flat wall across the TOOL z axis, `clearance` beyond the
+//                     gripper tip.
+//   kObstacles        spheres that collide with the arm's links (default: beside the elbow
+//                     and forearm, default_obstacles()).
+//   kProximityTarget  a plate across the proximity sensor's beam, slightly tilted.
+//
+// Frames: BASE (gravity −z), TOOL (the arm's flange frame), L (the proximity sensor frame:
+// its z axis points from the surface to the sensor, the beam travels along −z).
+
+#include <optional>
+#include <vector>
+
+#include "tether/common/arm_model.h"
+#include "tether/common/kinematics.h"
+#include "tether/common/types.h"
+
+namespace tether::remote {
+
+enum class SceneKind { kFreeSpace, kDoor, kWall, kObstacles, kProximityTarget };
+
+const char* to_string(SceneKind kind);
+
+// The gripper hangs below the wrist force/torque sensor, whose frame is the TOOL frame. It
+// is part of what the sensor measures (its weight is not compensated by the arm), and of the
+// load the joint servos' gravity compensation carries. Its inertia is that of a solid
+// cylinder of `radius` and `length` around the TOOL z axis, about its centre of mass.
+struct GripperParameters {
+  double mass = 0.8;                                 // [kg]
+  Vector3 center_of_mass = Vector3(0.0, 0.0, 0.05);  // [m] TOOL coordinates
+  double radius = 0.035;                             // [m] collision capsule
+  double length = 0.12;       // [m] TOOL origin to the gripper tip, along TOOL +z
+  double grasp_depth = 0.10;  // [m] grasp point (between the fingers) along TOOL +z
+};
+
+// A door that opens towards the robot (a "pull" door). Its hinge axis is vertical, the
+// panel's mid-plane is perpendicular to the initial TOOL z axis and `handle_standoff`
+// beyond the grasp point, and the hinge lies `handle_to_hinge` from the grasp point along
+// TOOL −y. Positive hinge angle (right-hand rotation about BASE +z) opens the door.
+struct DoorParameters {
+  double handle_to_hinge = 0.55;       // [m] grasp point to hinge axis, in the panel plane
+  double handle_standoff = 0.06;       // [m] grasp point in front of the panel mid-plane
+  double panel_width = 0.65;           // [m] hinge axis to the panel's free edge
+  double panel_height = 0.9;           // [m]; the handle is 0.05 m above the panel's centre
+  double panel_thickness = 0.03;       // [m]
+  double mass = 6.0;                   // [kg] panel and handle
+  double hinge_damping = 3.0;          // [N·m·s/rad] viscous
+  double hinge_friction = 0.02;        // [N·m] dry friction (MuJoCo frictionloss); no spring
+  double lower_limit = -0.0872664626;  // [rad] −5°: the door frame stop
+  double upper_limit = 1.7453292520;   // [rad] 100°
+};
+
+// A rigid wall (a box 1 m × 1 m × 0.05 m) whose surface is perpendicular to the initial
+// TOOL z axis, `clearance` beyond the gripper tip. Contact is stiff (2 ms time constant).
+struct WallParameters {
+  double clearance = 0.03;  // [m] gripper tip to wall surface along TOOL +z
+};
+
+struct Sphere {
+  Vector3 center = Vector3::Zero();  // [m] BASE coordinates
+  double radius = 0.05;              // [m]
+};
+
+struct ObstacleParameters {
+  std::vector<Sphere> spheres;  // empty: default_obstacles() at the initial configuration
+};
+
+// A square plate (5 mm thick) whose surface crosses the proximity sensor's central beam at
+// `distance` from L's origin, its normal tilted from L's z axis by `tilt_x` about L's x
+// axis, then `tilt_y` about the resulting y axis (n_L = R_x(tilt_x) R_y(tilt_y) e_z).
+struct ProximityTargetParameters {
+  double distance = 0.15;         // [m]
+  double tilt_x = 0.0523598776;   // [rad] 3°
+  double tilt_y = -0.0349065850;  // [rad] −2°
+  double size = 0.3;              // [m] side of the plate
+};
+
+// The proximity sensor: four parallel beams along −z of L, one on L's z axis (the reported
+// distance) and three at `beam_offset` around it, 120° apart (the surface normal, from the
+// plane through the hits). Beams ignore the arm and its gripper.
+struct ProximitySensorParameters {
+  // L on the tool: beside the gripper, looking along TOOL +z (L z = TOOL −z).
+  Frame tool_T_sensor{(Matrix3() << 1, 0, 0, 0, -1, 0, 0, 0, -1).finished(),
+                      Vector3(0.0, 0.06, 0.08)};
+  double range = 0.5;         // [m] nothing beyond it is seen
+  double beam_offset = 0.01;  // [m]
+};
+
+// Joint servo loops (simulated_arm.h): per joint, stiffness K_p = I ω², damping
+// K_d = 2 ζ I ω, with I the joint's largest effective inertia (link inertia seen by that
+// joint, plus the rotor's reflected inertia) over the arm's workspace and ω = 2π bandwidth.
+// Where a joint sees less inertia its loop is faster and more damped.
+struct ServoParameters {
+  double bandwidth = 25.0;     // [Hz]
+  double damping_ratio = 1.0;  // at the largest inertia
+};
+
+struct SimulationOptions {
+  SceneKind scene = SceneKind::kFreeSpace;
+  // Joint configuration the simulation starts in and the scene is built around [rad];
+  // empty: default_initial_position(scene, arm).
+  std::optional<JointVector> initial_position;
+  double timestep = 0.0005;  // [s] physics step, one servo update per step
+  GripperParameters gripper;
+  DoorParameters door;
+  WallParameters wall;
+  ObstacleParameters obstacles;
+  ProximityTargetParameters proximity_target;
+  ProximitySensorParameters proximity_sensor;
+  ServoParameters servo;
+};
+
+// Converges `q` (seed in, solution out) to the joint configuration whose TOOL frame is
+// `base_T_tool` and whose arm angle (vertical reference plane) is `arm_angle` [rad], by
+// damped least-squares steps kept inside the joint limits. Returns false if the pose error
+// is not below 1e-9 (m and rad) after 300 steps. Set-up helper; does not allocate.
+bool solve_tool_pose(const KinematicModel& model, const Frame& base_T_tool, double arm_angle,
+                     JointVector& q);
+
+// The shared initial posture of every scene: TOOL z horizontal along BASE +x ("pointing at
+// the door"), TOOL x pointing down (BASE −z), elbow up (arm angle 0). The TOOL position is
+// chosen among 40 candidates scaled by the arm's shoulder–wrist reach as the one whose door
+// arc (default door and gripper, 0…55° every 5°, solved at constant arm angle) keeps the
+// largest min(joint-limit margin [rad], 3 × smallest singular value of the composite
+// Jacobian), less 0.1 per reach of height offset from the shoulder (a handle near shoulder
+// height). iiwa7: q = (0, 1.392, 0, −0.795, 0, −0.616, 0), TOOL at (0.846, 0, 0.18) m.
+// Deterministic; takes ~15-50 ms. Throws std::runtime_error if no candidate works.
+JointVector default_initial_position(SceneKind scene, const ArmModel& arm);
+
+// Three spheres near the elbow and forearm at configuration q (BASE coordinates), clear of
+// the links at q: beside the elbow and the forearm on either side of the arm plane, and one
+// above the elbow.
+std::vector<Sphere> default_obstacles(const ArmModel& arm, const JointVector& q);
+
+// Pose of the HINGE frame in TOOL coordinates at the initial configuration: origin on the
+// hinge axis at the height of the grasp point, X along the hinge axis with positive rotation
+// opening the door (BASE +z = TOOL −x), Y horizontal from the hinge towards the handle side.
+Frame door_hinge_in_tool(const DoorParameters& door, const GripperParameters& gripper);
+
+// Pose of the WALL frame in TOOL coordinates at the initial configuration: origin where the
+// TOOL z axis meets the wall surface, z the surface normal pointing out of the wall (towards
+// the arm, TOOL −z), x along TOOL x.
+Frame wall_in_tool(const WallParameters& wall, const GripperParameters& gripper);
+
+// Pose of the PLATE frame in L coordinates at the initial configuration: origin where L's
+// −z axis (the central beam) meets the plate surface, z the surface normal pointing at the
+// sensor.
+Frame proximity_target_in_sensor(const ProximityTargetParameters& target);
+
+}  // namespace tether::remote

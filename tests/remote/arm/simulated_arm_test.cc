@@ -1,0 +1,319 @@
+// The simulated arm through its ArmInterface: joint servo behaviour, the wrist wrench and
+// its signs, contact with the wall and obstacles, the proximity sensor, time and errors.
+
+#include "tether/remote/arm/simulated_arm.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "sim_test_support.h"
+
+namespace tether::remote {
+namespace {
+
+using testing::kDeg;
+using testing::kPi;
+
+SimulationOptions scene_options(SceneKind kind) {
+  SimulationOptions options;
+  options.scene = kind;
+  return options;
+}
+
+TEST(SimulatedArmServo, StepResponseSettlesWithoutOvershoot) {
+  for (const auto& arm : testing::shipped_arms()) {
+    SCOPED_TRACE(arm.name);
+    for (int joint = 0; joint < 7; ++joint) {
+      SCOPED_TRACE("joint " + std::to_string(joint));
+      SimulatedArm sim(arm.model);
+      const JointVector q0 = sim.initial_position();
+      // A step whose initial torque demand is 40 % of the joint's effort limit (the linear
+      // range; larger steps saturate the drive, which then overshoots).
+      const double step = 0.4 * arm.model.joints[static_cast<std::size_t>(joint)].limits.effort /
+                          sim.servo_stiffness()[joint];
+      JointVector target = q0;
+      target[joint] += step;
+      double peak = q0[joint];
+      double at_100ms = 0.0;
+      const ArmState end = testing::run(
+          sim, 0.3, [&](double, const ArmState&) { return testing::hold(target); },
+          [&](const ArmState& s) {
+            peak = std::max(peak, s.position[joint]);
+            if (std::abs(s.time - 0.1) < 1e-9) at_100ms = s.position[joint];
+          });
+      EXPECT_LT(peak - target[joint], 0.1 * step);
+      EXPECT_NEAR(at_100ms, target[joint], 0.05 * step);
+      EXPECT_NEAR(end.position[joint], target[joint], 0.02 * step);
+      // The other joints barely move.
+      JointVector others = end.position - target;
+      others[joint] = 0.0;
+      EXPECT_LT(others.cwiseAbs().maxCoeff(), 0.1 * step);
+    }
+  }
+}
+
+TEST(SimulatedArmServo, TracksASinusoidWithVelocityFeedForward) {
+  for (const auto& arm : testing::shipped_arms()) {
+    SCOPED_TRACE(arm.name);
+    SimulatedArm sim(arm.model);
+    const JointVector q0 = sim.initial_position();
+    const double amplitude = 0.1;
+    const double omega = 2.0 * kPi * 0.5;
+    auto command = [&](double t, const ArmState&) {
+      JointCommand c;
+      c.position = q0 + JointVector::Constant(amplitude * std::sin(omega * t));
+      c.velocity = JointVector::Constant(amplitude * omega * std::cos(omega * t));
+      return c;
+    };
+    double max_error = 0.0;
+    testing::run(sim, 3.0, command, [&](const ArmState& s) {
+      if (s.time < 0.5) return;
+      const JointVector reference =
+          q0 + JointVector::Constant(amplitude * std::sin(omega * s.time));
+      max_error = std::max(max_error, (s.position - reference).cwiseAbs().maxCoeff());
+    });
+    // 0.31 rad/s peak velocity: the servo lags by a fraction of a milliradian.
+    EXPECT_LT(max_error, 1e-3);
+  }
+}
+
+TEST(SimulatedArmServo, StaysStableForTenSecondsOfRandomCommands) {
+  for (const auto& arm : testing::shipped_arms()) {
+    SCOPED_TRACE(arm.name);
+    SimulatedArm sim(arm.model);
+    const KinematicModel model(arm.model);
+    const JointVector q0 = sim.initial_position();
+    std::mt19937_64 rng(17);
+    std::uniform_real_distribution<double> unit(-1.0, 1.0);
+    // Every 0.5 s a new random goal within ±0.4 rad of the start (inside the limits); the
+    // commands move towards it within the arm's velocity limits and half its acceleration
+    // limits, as the executor's would. (All joints at full acceleration at once can ask more
+    // than a Panda's 87 N·m shoulder has left beside gravity; the drive then saturates.)
+    JointVector goal = q0;
+    JointVector command_q = q0;
+    JointVector command_v = JointVector::Zero();
+    const JointVector lower = model.lower_limits().array() + 0.1;
+    const JointVector upper = model.upper_limits().array() - 0.1;
+    const JointVector v_max = model.velocity_limits();
+    const JointVector a_max = 0.5 * model.acceleration_limits();
+    constexpr double kDt = 0.001;
+    double max_error = 0.0;
+    bool finite = true;
+    auto command = [&](double t, const ArmState&) {
+      if (std::fmod(t, 0.5) < 1e-6) {
+        for (int i = 0; i < 7; ++i) goal[i] = q0[i] + 0.4 * unit(rng);
+        goal = goal.cwiseMax(lower).cwiseMin(upper);
+      }
+      for (int i = 0; i < 7; ++i) {
+        const double e = goal[i] - command_q[i];
+        // Fastest approach that can still brake in time.
+        const double v_target =
+            std::copysign(std::min(v_max[i], std::sqrt(2.0 * a_max[i] * std::abs(e))), e);
+        command_v[i] += std::clamp(v_target - command_v[i], -a_max[i] * kDt, a_max[i] * kDt);
+        command_q[i] += command_v[i] * kDt;
+      }
+      JointCommand c;
+      c.position = command_q;
+      c.velocity = command_v;
+      return c;
+    };
+    const ArmState end = testing::run(sim, 10.0, command, [&](const ArmState& s) {
+      finite = finite && s.position.allFinite() && s.velocity.allFinite() && s.wrench.allFinite();
+      max_error = std::max(max_error, (s.position - command_q).cwiseAbs().maxCoeff());
+    });
+    EXPECT_TRUE(finite);
+    EXPECT_NEAR(end.time, 10.0, 1e-9);
+    EXPECT_LT(max_error, 0.005);
+    EXPECT_LT((end.velocity - command_v).cwiseAbs().maxCoeff(), 0.1);
+  }
+}
+
+TEST(SimulatedArmWrench, AtRestReadsTheGrippersWeightUpwardsInToolAxes) {
+  for (const auto& arm : testing::shipped_arms()) {
+    SCOPED_TRACE(arm.name);
+    SimulatedArm sim(arm.model);
+    const ArmState s = testing::run(
+        sim, 0.2, [&](double, const ArmState&) { return testing::hold(sim.initial_position()); });
+    ASSERT_TRUE(s.wrench_valid);
+    const Matrix3& R = sim.initial_tool_pose().R;
+    const Vector3 f = R.transpose() * Vector3(0.0, 0.0, sim.gripper().mass * 9.81);
+    const Vector3 tau = sim.gripper().center_of_mass.cross(f);
+    EXPECT_LT((s.wrench.head<3>() - f).norm(), 1e-3) << s.wrench.transpose();
+    EXPECT_LT((s.wrench.tail<3>() - tau).norm(), 1e-3) << s.wrench.transpose();
+    // The initial posture points TOOL x down: the weight reads along TOOL −x.
+    EXPECT_NEAR(s.wrench[0], -0.8 * 9.81, 1e-3);
+  }
+}
+
+// Tool poses pushed `depth` along TOOL +z from the initial one, as joint commands.
+JointVector pushed(const SimulatedArm& sim, double depth) {
+  const KinematicModel model(sim.model());
+  Frame target = sim.initial_tool_pose();
+  target.p += depth * target.R.col(2);
+  JointVector q = sim.initial_position();
+  EXPECT_TRUE(solve_tool_pose(model, target, testing::arm_angle(model, q), q));
+  return q;
+}
+
+TEST(SimulatedArmWrench, PressingIntoTheWallReadsForceIntoTheWall) {
+  SimulatedArm sim(load_default_arm(), scene_options(SceneKind::kWall));
+  const Frame wall = sim.initial_tool_pose() * sim.wall_in_tool();
+  EXPECT_NEAR((wall.p - sim.initial_tool_pose().p).norm(), 0.12 + 0.03, 1e-12);
+  const JointVector q0 = sim.initial_position();
+  double force_before = 0.0;
+  for (const double beyond : {0.001, 0.003}) {
+    const JointVector q1 = pushed(sim, 0.03 + beyond);
+    // Approach over 1 s, then hold.
+    const double t0 = sim.time();
+    const ArmState s = testing::run(sim, 1.5, [&](double t, const ArmState&) {
+      const double a = std::min(1.0, (t - t0) / 1.0);
+      return testing::hold(q0 + a * (q1 - q0));
+    });
+    SCOPED_TRACE("commanded " + std::to_string(beyond * 1000) + " mm into the wall");
+    EXPECT_GE(s.aux[2], 1.0) << "no contact";
+    // Force along TOOL +z, i.e. into the wall, and more of it the deeper the command.
+    EXPECT_GT(s.wrench[2], 5.0);
+    EXPECT_GT(s.wrench[2], force_before);
+    force_before = s.wrench[2];
+    // The wall stops the tip: the TOOL advanced by the clearance, not by the command.
+    KinematicState state;
+    forward_kinematics(KinematicModel(sim.model()), s.position, state);
+    const double advance = (state.tool.p - sim.initial_tool_pose().p).dot(state.tool.R.col(2));
+    EXPECT_NEAR(advance, 0.03, 0.002);
+  }
+}
+
+TEST(SimulatedArmObstacles, ASphereStopsTheElbowThatIsDrivenIntoIt) {
+  SimulatedArm sim(load_default_arm(), scene_options(SceneKind::kObstacles));
+  const KinematicModel model(sim.model());
+  const Sphere sphere = sim.obstacles().at(0);
+  KinematicState state;
+  forward_kinematics(model, sim.initial_position(), state);
+  // Turning joint 1 swings the elbow sideways; turn it towards the first sphere.
+  const Vector3 sideways = Vector3::UnitZ().cross(state.elbow);
+  const double direction = sideways.dot(sphere.center - state.elbow) > 0.0 ? 1.0 : -1.0;
+  JointVector q1 = sim.initial_position();
+  q1[0] += direction * 0.4;
+  const JointVector q0 = sim.initial_position();
+  double max_contacts = 0.0;
+  const ArmState s = testing::run(
+      sim, 2.0,
+      [&](double t, const ArmState&) { return testing::hold(q0 + std::min(1.0, t) * (q1 - q0)); },
+      [&](const ArmState& st) { max_contacts = std::max(max_contacts, st.aux[2]); });
+  EXPECT_GE(max_contacts, 1.0);
+  // Joint 1 is held back well short of its command, the elbow at the sphere's surface.
+  EXPECT_GT(std::abs(q1[0] - s.position[0]), 0.1);
+  forward_kinematics(model, s.position, state);
+  const double gap = (state.elbow - sphere.center).norm() - sphere.radius - 0.06;
+  EXPECT_NEAR(gap, 0.0, 0.01);
+}
+
+TEST(SimulatedArmProximity, ReadsThePlatesDistanceAndTiltBack) {
+  for (const auto& arm : testing::shipped_arms()) {
+    SCOPED_TRACE(arm.name);
+    SimulationOptions options = scene_options(SceneKind::kProximityTarget);
+    options.proximity_target.distance = 0.15;
+    options.proximity_target.tilt_x = 3.0 * kDeg;
+    options.proximity_target.tilt_y = -4.0 * kDeg;
+    SimulatedArm sim(arm.model, options);
+    const ArmState s = testing::run(
+        sim, 0.1, [&](double, const ArmState&) { return testing::hold(sim.initial_position()); });
+    ASSERT_TRUE(s.proximity.valid);
+    EXPECT_NEAR(s.proximity.distance, 0.15, 1e-3);
+    const Vector3 expected = sim.proximity_target_in_sensor().R.col(2);
+    const double angle = std::acos(std::clamp(s.proximity.surface_normal.dot(expected), -1.0, 1.0));
+    EXPECT_LT(angle, 0.2 * kDeg);
+    // Pointing at the sensor, tilted by the 5° the plate was given.
+    EXPECT_GT(s.proximity.surface_normal.z(), 0.0);
+    EXPECT_NEAR(std::acos(s.proximity.surface_normal.z()), 5.0 * kDeg, 0.2 * kDeg);
+  }
+}
+
+TEST(SimulatedArmProximity, SeesTheWallAndNothingInFreeSpace) {
+  SimulatedArm wall(load_default_arm(), scene_options(SceneKind::kWall));
+  ArmState s;
+  wall.read(s);
+  ASSERT_TRUE(s.proximity.valid);
+  // Sensor 0.08 m along TOOL z, wall surface at 0.12 + 0.03 m.
+  EXPECT_NEAR(s.proximity.distance, 0.07, 1e-9);
+  EXPECT_LT((s.proximity.surface_normal - Vector3::UnitZ()).norm(), 1e-9);
+
+  SimulatedArm free(load_default_arm(), scene_options(SceneKind::kFreeSpace));
+  free.read(s);
+  EXPECT_FALSE(s.proximity.valid);
+}
+
+TEST(SimulatedArmProximity, BeamsIgnoreTheArmAndGripper) {
+  SimulationOptions options = scene_options(SceneKind::kFreeSpace);
+  // L beside the gripper, its beam (−z_L = TOOL −y) straight through the gripper body.
+  options.proximity_sensor.tool_T_sensor.R << 1, 0, 0, 0, 0, 1, 0, -1, 0;
+  options.proximity_sensor.tool_T_sensor.p = Vector3(0.0, 0.1, 0.06);
+  SimulatedArm sim(load_default_arm(), options);
+  ArmState s;
+  sim.read(s);
+  EXPECT_FALSE(s.proximity.valid);
+}
+
+TEST(SimulatedArmTime, AdvancesInWholeStepsToTheRequestedTime) {
+  SimulatedArm sim(load_default_arm());
+  EXPECT_EQ(sim.time(), 0.0);
+  sim.advance_to(0.001);
+  EXPECT_NEAR(sim.time(), 0.001, 1e-12);
+  sim.advance_to(0.0005);  // the past: nothing happens
+  EXPECT_NEAR(sim.time(), 0.001, 1e-12);
+  sim.advance_to(0.0105);
+  EXPECT_NEAR(sim.time(), 0.0105, 1e-12);
+  ArmState s;
+  EXPECT_EQ(sim.read(s), ArmStatus::kOk);
+  EXPECT_NEAR(s.time, 0.0105, 1e-12);
+}
+
+TEST(SimulatedArmCommand, RefusesNonFiniteCommandsAndKeepsThePreviousOne) {
+  SimulatedArm sim(load_default_arm());
+  JointCommand bad = testing::hold(sim.initial_position());
+  bad.position[3] = std::nan("");
+  EXPECT_EQ(sim.write(bad), ArmStatus::kFault);
+  sim.advance_to(0.1);
+  ArmState s;
+  EXPECT_EQ(sim.read(s), ArmStatus::kOk);
+  EXPECT_LT((s.position - sim.initial_position()).norm(), 1e-6);
+}
+
+TEST(SimulatedArmOptions, RejectsBadOptionsWithContext) {
+  const ArmModel arm = load_default_arm();
+  auto message = [&](const SimulationOptions& options) -> std::string {
+    try {
+      SimulatedArm sim(arm, options);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  SimulationOptions options;
+  options.timestep = 0.0;
+  EXPECT_NE(message(options).find("timestep"), std::string::npos);
+
+  options = SimulationOptions{};
+  JointVector q = JointVector::Zero();
+  q[3] = 3.0;
+  options.initial_position = q;
+  EXPECT_NE(message(options).find("iiwa_joint_4"), std::string::npos) << message(options);
+
+  options = scene_options(SceneKind::kDoor);
+  options.initial_position = JointVector::Zero();  // TOOL x horizontal: hinge not vertical
+  EXPECT_NE(message(options).find("TOOL x axis pointing down"), std::string::npos);
+
+  options = scene_options(SceneKind::kObstacles);
+  KinematicState state;
+  forward_kinematics(KinematicModel(arm), default_initial_position(SceneKind::kObstacles, arm),
+                     state);
+  options.obstacles.spheres = {{state.elbow, 0.05}};
+  EXPECT_NE(message(options).find("starts in contact"), std::string::npos) << message(options);
+
+  SimulatedArm wall(arm, scene_options(SceneKind::kWall));
+  EXPECT_THROW(wall.hinge_in_tool(), std::logic_error);
+}
+
+}  // namespace
+}  // namespace tether::remote
