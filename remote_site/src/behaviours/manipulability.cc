@@ -1,11 +1,61 @@
 #include "tether/remote/behaviours/manipulability.h"
 
-#include <Eigen/Cholesky>
 #include <cmath>
 
 #include "tether/common/dls.h"
 
 namespace tether::remote {
+
+namespace {
+
+// Solves A X = B for a symmetric positive definite 6×6 A by an unrolled Cholesky
+// factorisation A = L Lᵀ, in place (A's lower triangle becomes L, B becomes X), and returns
+// √det A = Π L_ii. Returns a negative value when a pivot falls to 1e-14 × the largest
+// diagonal entry (cond(J₆) ≳ 1e7): w is then numerically zero and its gradient round-off.
+// Eigen's general LLT and solve alone took ~1 µs here; with this (the scheme of dls.h) the
+// whole gradient takes ~0.5 µs.
+double cholesky_solve6(Matrix6& A, Jacobian6& B) {
+  const double threshold = 1e-14 * A.diagonal().maxCoeff();
+  if (!(threshold > 0.0)) return -1.0;
+  double inv_diag[6];
+  double det_root = 1.0;
+#pragma GCC unroll 6
+  for (int j = 0; j < 6; ++j) {
+    double d = A(j, j);
+#pragma GCC unroll 6
+    for (int k = 0; k < j; ++k) d -= A(j, k) * A(j, k);
+    if (!(d > threshold)) return -1.0;
+    const double l = std::sqrt(d);
+    det_root *= l;
+    inv_diag[j] = 1.0 / l;
+#pragma GCC unroll 6
+    for (int i = j + 1; i < 6; ++i) {
+      double v = A(i, j);
+#pragma GCC unroll 6
+      for (int k = 0; k < j; ++k) v -= A(i, k) * A(j, k);
+      A(i, j) = v * inv_diag[j];
+    }
+  }
+  for (int c = 0; c < kArmDof; ++c) {
+#pragma GCC unroll 6
+    for (int i = 0; i < 6; ++i) {
+      double v = B(i, c);
+#pragma GCC unroll 6
+      for (int k = 0; k < i; ++k) v -= A(i, k) * B(k, c);
+      B(i, c) = v * inv_diag[i];
+    }
+#pragma GCC unroll 6
+    for (int i = 5; i >= 0; --i) {
+      double v = B(i, c);
+#pragma GCC unroll 6
+      for (int k = i + 1; k < 6; ++k) v -= A(k, i) * B(k, c);
+      B(i, c) = v * inv_diag[i];
+    }
+  }
+  return det_root;
+}
+
+}  // namespace
 
 // Gradient of w = √det(A), A = J Jᵀ (J = J₆, 6×7, columns J_i = (v_i, ω_i)).
 //
@@ -36,16 +86,11 @@ bool manipulability_gradient(const Jacobian6& jacobian, double& w, RowJacobian& 
   gradient.setZero();
   if (!jacobian.allFinite()) return false;
   Matrix6 A;
-  A.noalias() = jacobian * jacobian.transpose();
-  const Eigen::LLT<Matrix6> llt(A);
-  if (llt.info() != Eigen::Success) return false;
-  const auto L = llt.matrixLLT().diagonal();
-  // A numerically singular A still factors with tiny pivots; the gradient would then be
-  // dominated by round-off. Relative threshold as in dls.h (cond(J) ≲ 1e7).
-  if (!(L.minCoeff() > 1e-7 * L.maxCoeff())) return false;
-  const double det_root = L.prod();  // √det A = Π L_ii
+  A.noalias() = jacobian.lazyProduct(jacobian.transpose());
+  Jacobian6 X = jacobian;  // becomes A⁻¹ J
+  const double det_root = cholesky_solve6(A, X);
+  if (!(det_root > 0.0)) return false;
 
-  const Jacobian6 X = llt.solve(jacobian);
   Eigen::Matrix<double, 3, kArmDof> c, d;
   for (int i = 0; i < kArmDof; ++i) {
     const Vector3 v = jacobian.col(i).head<3>();
@@ -66,8 +111,12 @@ bool manipulability_gradient(const Jacobian6& jacobian, double& w, RowJacobian& 
     prefix += d.col(k);
   }
   gradient *= det_root;
+  if (!gradient.allFinite()) {
+    gradient.setZero();
+    return false;
+  }
   w = det_root;
-  return gradient.allFinite();
+  return true;
 }
 
 void Manipulability::clear_state() {

@@ -25,7 +25,8 @@ namespace tether::remote {
 
 // w and ∇_q w [w per rad] of a geometric Jacobian J₆ = [J_v; J_ω] of a point fixed on the
 // last link (any axes, any such point; see the .cc for the derivation). Returns false, with w
-// and the gradient zero, when J₆ J₆ᵀ is not numerically positive definite.
+// and the gradient zero, when J₆ J₆ᵀ is numerically singular (a Cholesky pivot below 1e-14
+// of its largest diagonal entry, cond(J₆) ≳ 1e7).
 bool manipulability_gradient(const Jacobian6& jacobian, double& w, RowJacobian& gradient) noexcept;
 
 class Manipulability {

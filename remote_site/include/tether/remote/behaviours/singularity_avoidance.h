@@ -11,9 +11,10 @@
 //   |P| < r_min:  F = +K_s (r_min − |P|) P̂     (push the wrist out)
 //   otherwise     F = 0, so the behaviour is inert away from the singular regions.
 // F [N] is rotated into MOTION axes (R_motionᵀ F) and added to the translational force rows
-// 0-2 only: it acts at the MOTION origin, not at the wrist. The MOTION frame rides on the
-// same last link, so a translation of the MOTION origin along F moves the wrist along F too
-// (the wrist-to-MOTION lever arm only adds a rotation, which this force does not request).
+// 0-2 only: it acts at the MOTION origin, not at the wrist. Moved rigidly from the wrist it
+// would also carry the moment (wrist − MOTION origin) × F and turn the tool; without it the
+// behaviour only translates the tool, and since the MOTION frame rides on the last link,
+// translating the MOTION origin along F at constant orientation moves the wrist along F too.
 
 #include "tether/remote/behaviours/behaviour.h"
 
