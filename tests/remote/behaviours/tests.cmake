@@ -1,0 +1,13 @@
+# Behaviour units of the remote-site executor (seed 004). Sources are relative to tests/
+# (this file is include()d from tests/CMakeLists.txt).
+foreach(behaviour joint_limit_avoidance singularity_avoidance singularity_robustness dither
+                  proximity manipulability)
+  tether_add_test(${behaviour}_test SOURCES remote/behaviours/${behaviour}_test.cc
+                  LIBS tether::remote)
+endforeach()
+
+tether_add_test(behaviour_allocation_test
+                SOURCES remote/behaviours/behaviour_allocation_test.cc
+                        $<TARGET_OBJECTS:tether_allocation_counter>
+                LIBS tether::remote)
+target_include_directories(behaviour_allocation_test PRIVATE support)
