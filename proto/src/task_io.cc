@@ -1,0 +1,998 @@
+#include "tether/proto/task_io.h"
+
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/text_format.h>
+#include <google/protobuf/util/json_util.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+#include "tether/proto/convert.h"
+#include "tether/v1/task.pb.h"
+
+namespace tether::proto {
+namespace {
+
+using google::protobuf::Descriptor;
+using google::protobuf::FieldDescriptor;
+using google::protobuf::TextFormat;
+
+std::string number(double v) {
+  std::ostringstream out;
+  out.precision(10);
+  out << v;
+  return out.str();
+}
+
+// ---- message -> domain ------------------------------------------------------------------
+
+double finite(double v, const std::string& path) {
+  if (!std::isfinite(v)) throw ConversionError(path + " = " + number(v) + ": must be finite");
+  return v;
+}
+
+// A bound: +infinity means none (as when the field is absent); NaN is never a bound.
+double limit(double v, const std::string& path) {
+  if (std::isnan(v)) {
+    throw ConversionError(path + " = nan: must be a number (leave the field out for no bound)");
+  }
+  return v;
+}
+
+Formulation to_formulation(v1::Formulation f, const std::string& path) {
+  switch (f) {
+    case v1::FORMULATION_UNSPECIFIED:
+      return ImpedanceParameters{}.formulation;
+    case v1::FORMULATION_ACCELERATION:
+      return Formulation::kAcceleration;
+    case v1::FORMULATION_VELOCITY:
+      return Formulation::kVelocity;
+    default:
+      break;
+  }
+  throw ConversionError(path + " = " + std::to_string(static_cast<int>(f)) +
+                        ": unknown value; use FORMULATION_ACCELERATION or FORMULATION_VELOCITY");
+}
+
+InputKind to_input(v1::InputKind k, InputKind default_kind, const std::string& path) {
+  switch (k) {
+    case v1::INPUT_KIND_UNSPECIFIED:
+      return default_kind;
+    case v1::INPUT_KIND_VELOCITY:
+      return InputKind::kVelocity;
+    case v1::INPUT_KIND_FORCE:
+      return InputKind::kForce;
+    default:
+      break;
+  }
+  throw ConversionError(path + " = " + std::to_string(static_cast<int>(k)) +
+                        ": unknown value; use INPUT_KIND_VELOCITY or INPUT_KIND_FORCE");
+}
+
+TeleopMode to_mode(v1::TeleopMode m, const std::string& path) {
+  switch (m) {
+    case v1::TELEOP_MODE_UNSPECIFIED:
+      return TeleoperationParameters{}.mode;
+    case v1::TELEOP_MODE_TOOL:
+      return TeleopMode::kTool;
+    case v1::TELEOP_MODE_WORLD:
+      return TeleopMode::kWorld;
+    case v1::TELEOP_MODE_CAMERA:
+      return TeleopMode::kCamera;
+    default:
+      break;
+  }
+  throw ConversionError(path + " = " + std::to_string(static_cast<int>(m)) +
+                        ": unknown value; use TELEOP_MODE_TOOL, TELEOP_MODE_WORLD or "
+                        "TELEOP_MODE_CAMERA");
+}
+
+Vector3 to_axis_limits(const v1::AxisLimits& l, const std::string& path) {
+  return Vector3(l.has_x() ? limit(l.x(), path + ".x") : kUnbounded,
+                 l.has_y() ? limit(l.y(), path + ".y") : kUnbounded,
+                 l.has_z() ? limit(l.z(), path + ".z") : kUnbounded);
+}
+
+ImpedanceParameters to_impedance(const v1::ImpedanceParameters& m) {
+  ImpedanceParameters p;
+  p.formulation = to_formulation(m.formulation(), "impedance.formulation");
+  if (m.has_mass()) p.mass = to_motion_vector(m.mass(), "impedance.mass");
+  if (m.has_damping()) p.damping = to_motion_vector(m.damping(), "impedance.damping");
+  if (m.has_stiffness()) p.stiffness = to_motion_vector(m.stiffness(), "impedance.stiffness");
+  return p;
+}
+
+ResolverParameters to_resolver(const v1::ResolverParameters& m) {
+  ResolverParameters p;
+  if (m.has_task_weights()) {
+    p.task_weights = to_motion_vector(m.task_weights(), "resolver.task_weights");
+  }
+  if (m.has_joint_weights()) {
+    p.joint_weights = to_joint_vector(m.joint_weights(), "resolver.joint_weights");
+  }
+  return p;
+}
+
+WrenchSensorParameters to_wrench_sensor(const v1::WrenchSensorParameters& m) {
+  WrenchSensorParameters p;
+  p.tool_mass = finite(m.tool_mass_kg(), "wrench_sensor.tool_mass_kg");
+  if (m.has_tool_center_of_mass()) {
+    p.tool_center_of_mass =
+        to_vector3(m.tool_center_of_mass(), "wrench_sensor.tool_center_of_mass");
+  }
+  p.filter_cutoff = finite(m.filter_cutoff_hz(), "wrench_sensor.filter_cutoff_hz");
+  p.zero_on_start = m.zero_on_start();
+  return p;
+}
+
+TrajectoryParameters to_trajectory(const v1::TrajectoryParameters& m) {
+  TrajectoryParameters p;
+  p.enabled = m.enabled();
+  if (m.has_relative()) p.relative = m.relative();
+  p.waypoints.reserve(static_cast<std::size_t>(m.waypoints_size()));
+  for (int i = 0; i < m.waypoints_size(); ++i) {
+    const v1::Waypoint& w = m.waypoints(i);
+    const std::string path = "trajectory.waypoints[" + std::to_string(i) + "]";
+    Waypoint waypoint;
+    waypoint.time = finite(w.time_s(), path + ".time_s");
+    if (w.has_pose()) waypoint.pose = to_frame(w.pose(), path + ".pose");
+    waypoint.arm_angle = finite(w.arm_angle_rad(), path + ".arm_angle_rad");
+    p.waypoints.push_back(waypoint);
+  }
+  return p;
+}
+
+SpringTrajectoryParameters to_spring_trajectory(const v1::SpringTrajectoryParameters& m) {
+  SpringTrajectoryParameters p;
+  p.enabled = m.enabled();
+  if (m.has_relative()) p.relative = m.relative();
+  if (m.has_destination()) {
+    p.destination = to_frame(m.destination(), "spring_trajectory.destination");
+  }
+  p.arm_angle = finite(m.arm_angle_rad(), "spring_trajectory.arm_angle_rad");
+  if (m.has_max_translation()) {
+    p.max_translation = to_axis_limits(m.max_translation(), "spring_trajectory.max_translation");
+  }
+  if (m.has_max_rotation_rad()) {
+    p.max_rotation = limit(m.max_rotation_rad(), "spring_trajectory.max_rotation_rad");
+  }
+  if (m.has_max_arm_angle_rad()) {
+    p.max_arm_angle = limit(m.max_arm_angle_rad(), "spring_trajectory.max_arm_angle_rad");
+  }
+  return p;
+}
+
+TeleoperationParameters to_teleoperation(const v1::TeleoperationParameters& m) {
+  TeleoperationParameters p;
+  p.enabled = m.enabled();
+  p.mode = to_mode(m.mode(), "teleoperation.mode");
+  if (m.has_gain()) p.gain = to_motion_vector(m.gain(), "teleoperation.gain");
+  if (m.has_tool_t_teleop()) {
+    p.tool_T_teleop = to_frame(m.tool_t_teleop(), "teleoperation.tool_T_teleop");
+  }
+  if (m.has_teleop_r_handle()) {
+    p.teleop_R_handle = to_rotation(m.teleop_r_handle(), "teleoperation.teleop_R_handle");
+  }
+  if (m.has_world_r_hc_base()) {
+    p.world_R_hc_base = to_rotation(m.world_r_hc_base(), "teleoperation.world_R_hc_base");
+  }
+  if (m.has_screen_r_hc_base()) {
+    p.screen_R_hc_base = to_rotation(m.screen_r_hc_base(), "teleoperation.screen_R_hc_base");
+  }
+  if (m.has_world_r_eye()) {
+    p.world_R_eye = to_rotation(m.world_r_eye(), "teleoperation.world_R_eye");
+  }
+  if (m.has_stall_timeout_s()) {
+    p.stall_timeout = finite(m.stall_timeout_s(), "teleoperation.stall_timeout_s");
+  }
+  return p;
+}
+
+ForceControlParameters to_force_control(const v1::ForceControlParameters& m) {
+  ForceControlParameters p;
+  p.enabled = m.enabled();
+  if (m.has_reference_wrench()) {
+    p.reference_wrench = to_wrench(m.reference_wrench(), "force_control.reference_wrench");
+  }
+  return p;
+}
+
+JointLimitAvoidanceParameters to_joint_limit_avoidance(const v1::JointLimitAvoidanceParameters& m) {
+  JointLimitAvoidanceParameters p;
+  p.enabled = m.enabled();
+  if (m.has_zone()) p.zone = to_joint_vector(m.zone(), "joint_limit_avoidance.zone");
+  if (m.has_gain()) p.gain = to_joint_vector(m.gain(), "joint_limit_avoidance.gain");
+  p.input = to_input(m.input(), p.input, "joint_limit_avoidance.input");
+  if (m.has_damping()) {
+    p.damping = to_motion_vector(m.damping(), "joint_limit_avoidance.damping");
+  }
+  return p;
+}
+
+template <typename Domain, typename Message>
+Domain to_singularity(const Message& m, const std::string& section) {
+  Domain p;
+  p.enabled = m.enabled();
+  if (m.has_r_min_m()) p.r_min = finite(m.r_min_m(), section + ".r_min_m");
+  if (m.has_r_max_m()) p.r_max = finite(m.r_max_m(), section + ".r_max_m");
+  if (m.has_gain()) p.gain = finite(m.gain(), section + ".gain");
+  return p;
+}
+
+DitherParameters to_dither(const v1::DitherParameters& m) {
+  DitherParameters p;
+  p.enabled = m.enabled();
+  if (m.has_amplitude()) p.amplitude = to_twist(m.amplitude(), "dither.amplitude");
+  if (m.has_period_s()) p.period = finite(m.period_s(), "dither.period_s");
+  if (m.has_motion_t_dither()) {
+    p.motion_T_dither = to_frame(m.motion_t_dither(), "dither.motion_T_dither");
+  }
+  p.input = to_input(m.input(), p.input, "dither.input");
+  if (m.has_damping()) p.damping = to_motion_vector(m.damping(), "dither.damping");
+  return p;
+}
+
+ProximityParameters to_proximity(const v1::ProximityParameters& m) {
+  ProximityParameters p;
+  p.enabled = m.enabled();
+  if (m.has_reference_distance_m()) {
+    p.reference_distance = finite(m.reference_distance_m(), "proximity.reference_distance_m");
+  }
+  if (m.has_distance_gain()) {
+    p.distance_gain = finite(m.distance_gain(), "proximity.distance_gain");
+  }
+  if (m.has_tilt_gain()) p.tilt_gain = finite(m.tilt_gain(), "proximity.tilt_gain");
+  if (m.has_tool_t_sensor()) {
+    p.tool_T_sensor = to_frame(m.tool_t_sensor(), "proximity.tool_T_sensor");
+  }
+  p.input = to_input(m.input(), p.input, "proximity.input");
+  if (m.has_damping()) p.damping = to_motion_vector(m.damping(), "proximity.damping");
+  return p;
+}
+
+ManipulabilityParameters to_manipulability(const v1::ManipulabilityParameters& m) {
+  ManipulabilityParameters p;
+  p.enabled = m.enabled();
+  if (m.has_gain()) p.gain = finite(m.gain(), "manipulability.gain");
+  p.input = to_input(m.input(), p.input, "manipulability.input");
+  if (m.has_damping()) p.damping = finite(m.damping(), "manipulability.damping");
+  return p;
+}
+
+BoundsParameters to_bounds(const v1::BoundsParameters& m) {
+  BoundsParameters p;
+  if (m.has_max_translation_deviation_m()) {
+    p.max_translation_deviation =
+        limit(m.max_translation_deviation_m(), "bounds.max_translation_deviation_m");
+  }
+  if (m.has_max_rotation_deviation_rad()) {
+    p.max_rotation_deviation =
+        limit(m.max_rotation_deviation_rad(), "bounds.max_rotation_deviation_rad");
+  }
+  if (m.has_max_arm_angle_deviation_rad()) {
+    p.max_arm_angle_deviation =
+        limit(m.max_arm_angle_deviation_rad(), "bounds.max_arm_angle_deviation_rad");
+  }
+  if (m.has_max_force_n()) p.max_force = limit(m.max_force_n(), "bounds.max_force_n");
+  if (m.has_max_torque_nm()) p.max_torque = limit(m.max_torque_nm(), "bounds.max_torque_nm");
+  p.min_proximity_distance =
+      finite(m.min_proximity_distance_m(), "bounds.min_proximity_distance_m");
+  if (m.has_max_proximity_distance_m()) {
+    p.max_proximity_distance =
+        limit(m.max_proximity_distance_m(), "bounds.max_proximity_distance_m");
+  }
+  if (m.has_joint_limit_margin()) {
+    p.joint_limit_margin = to_joint_vector(m.joint_limit_margin(), "bounds.joint_limit_margin");
+  }
+  if (m.has_max_consecutive_overruns()) p.max_consecutive_overruns = m.max_consecutive_overruns();
+  if (m.has_stop_time_s()) p.stop_time = finite(m.stop_time_s(), "bounds.stop_time_s");
+  return p;
+}
+
+// ---- domain -> message ------------------------------------------------------------------
+// Only values that differ from the domain defaults are written. NaN differs from every
+// default, so it is written too, and rejected when read back.
+
+bool is_rotation(const Matrix3& R) {
+  return R.allFinite() &&
+         (R * R.transpose() - Matrix3::Identity()).cwiseAbs().maxCoeff() <= kRotationTolerance &&
+         std::abs(R.determinant() - 1.0) <= kRotationTolerance;
+}
+
+// A proper rotation travels as a quaternion (w ≥ 0); anything else as its matrix, so that
+// converting back reports the problem instead of silently projecting it onto SO(3).
+void write_rotation(const Matrix3& R, v1::Rotation* out) {
+  if (is_rotation(R)) {
+    Eigen::Quaterniond q(R);
+    if (q.w() < 0.0) q.coeffs() = -q.coeffs();
+    auto* quat = out->mutable_quaternion();
+    quat->set_w(q.w());
+    quat->set_x(q.x());
+    quat->set_y(q.y());
+    quat->set_z(q.z());
+    return;
+  }
+  auto* rows = out->mutable_matrix()->mutable_rows();
+  for (int i = 0; i < 9; ++i) rows->Add(R(i / 3, i % 3));
+}
+
+template <typename SetRotation>
+void write_rotation_if_not_identity(const Matrix3& R, SetRotation mutable_rotation) {
+  if (R != Matrix3::Identity()) write_rotation(R, mutable_rotation());
+}
+
+template <typename MutablePose>
+void write_frame_if_not_identity(const Frame& f, MutablePose mutable_pose) {
+  if (f.R == Matrix3::Identity() && f.p == Vector3::Zero()) return;
+  v1::Pose* pose = mutable_pose();
+  if (f.p != Vector3::Zero()) from_vector3(f.p, pose->mutable_position());
+  if (f.R != Matrix3::Identity()) write_rotation(f.R, pose->mutable_rotation());
+}
+
+void write_axis_limits(const Vector3& v, v1::AxisLimits* out) {
+  if (v.x() != kUnbounded) out->set_x(v.x());
+  if (v.y() != kUnbounded) out->set_y(v.y());
+  if (v.z() != kUnbounded) out->set_z(v.z());
+}
+
+v1::InputKind from_input(InputKind k) {
+  return k == InputKind::kForce ? v1::INPUT_KIND_FORCE : v1::INPUT_KIND_VELOCITY;
+}
+
+void write_impedance(const ImpedanceParameters& p, v1::TaskParameters* out) {
+  const ImpedanceParameters d;
+  if (p.formulation == d.formulation && p.mass == d.mass && p.damping == d.damping &&
+      p.stiffness == d.stiffness) {
+    return;
+  }
+  auto* m = out->mutable_impedance();
+  if (p.formulation != d.formulation) {
+    m->set_formulation(p.formulation == Formulation::kVelocity ? v1::FORMULATION_VELOCITY
+                                                               : v1::FORMULATION_ACCELERATION);
+  }
+  if (p.mass != d.mass) from_motion_vector(p.mass, m->mutable_mass());
+  if (p.damping != d.damping) from_motion_vector(p.damping, m->mutable_damping());
+  if (p.stiffness != d.stiffness) from_motion_vector(p.stiffness, m->mutable_stiffness());
+}
+
+void write_resolver(const ResolverParameters& p, v1::TaskParameters* out) {
+  const ResolverParameters d;
+  if (p.task_weights != d.task_weights) {
+    from_motion_vector(p.task_weights, out->mutable_resolver()->mutable_task_weights());
+  }
+  if (p.joint_weights != d.joint_weights) {
+    from_joint_vector(p.joint_weights, out->mutable_resolver()->mutable_joint_weights());
+  }
+}
+
+void write_wrench_sensor(const WrenchSensorParameters& p, v1::TaskParameters* out) {
+  const WrenchSensorParameters d;
+  if (p.tool_mass != d.tool_mass) out->mutable_wrench_sensor()->set_tool_mass_kg(p.tool_mass);
+  if (p.tool_center_of_mass != d.tool_center_of_mass) {
+    from_vector3(p.tool_center_of_mass,
+                 out->mutable_wrench_sensor()->mutable_tool_center_of_mass());
+  }
+  if (p.filter_cutoff != d.filter_cutoff) {
+    out->mutable_wrench_sensor()->set_filter_cutoff_hz(p.filter_cutoff);
+  }
+  if (p.zero_on_start != d.zero_on_start) {
+    out->mutable_wrench_sensor()->set_zero_on_start(p.zero_on_start);
+  }
+}
+
+void write_trajectory(const TrajectoryParameters& p, v1::TaskParameters* out) {
+  const TrajectoryParameters d;
+  if (p.enabled != d.enabled) out->mutable_trajectory()->set_enabled(p.enabled);
+  if (p.relative != d.relative) out->mutable_trajectory()->set_relative(p.relative);
+  for (const Waypoint& w : p.waypoints) {
+    v1::Waypoint* m = out->mutable_trajectory()->add_waypoints();
+    m->set_time_s(w.time);
+    write_frame_if_not_identity(w.pose, [m] { return m->mutable_pose(); });
+    m->set_arm_angle_rad(w.arm_angle);
+  }
+}
+
+void write_spring_trajectory(const SpringTrajectoryParameters& p, v1::TaskParameters* out) {
+  const SpringTrajectoryParameters d;
+  const auto m = [out] { return out->mutable_spring_trajectory(); };
+  if (p.enabled != d.enabled) m()->set_enabled(p.enabled);
+  if (p.relative != d.relative) m()->set_relative(p.relative);
+  write_frame_if_not_identity(p.destination, [&m] { return m()->mutable_destination(); });
+  if (p.arm_angle != d.arm_angle) m()->set_arm_angle_rad(p.arm_angle);
+  if (p.max_translation != d.max_translation) {
+    write_axis_limits(p.max_translation, m()->mutable_max_translation());
+  }
+  if (p.max_rotation != d.max_rotation) m()->set_max_rotation_rad(p.max_rotation);
+  if (p.max_arm_angle != d.max_arm_angle) m()->set_max_arm_angle_rad(p.max_arm_angle);
+}
+
+void write_teleoperation(const TeleoperationParameters& p, v1::TaskParameters* out) {
+  const TeleoperationParameters d;
+  const auto m = [out] { return out->mutable_teleoperation(); };
+  if (p.enabled != d.enabled) m()->set_enabled(p.enabled);
+  if (p.mode != d.mode) {
+    m()->set_mode(p.mode == TeleopMode::kTool    ? v1::TELEOP_MODE_TOOL
+                  : p.mode == TeleopMode::kWorld ? v1::TELEOP_MODE_WORLD
+                                                 : v1::TELEOP_MODE_CAMERA);
+  }
+  if (p.gain != d.gain) from_motion_vector(p.gain, m()->mutable_gain());
+  write_frame_if_not_identity(p.tool_T_teleop, [&m] { return m()->mutable_tool_t_teleop(); });
+  write_rotation_if_not_identity(p.teleop_R_handle,
+                                 [&m] { return m()->mutable_teleop_r_handle(); });
+  write_rotation_if_not_identity(p.world_R_hc_base,
+                                 [&m] { return m()->mutable_world_r_hc_base(); });
+  write_rotation_if_not_identity(p.screen_R_hc_base,
+                                 [&m] { return m()->mutable_screen_r_hc_base(); });
+  write_rotation_if_not_identity(p.world_R_eye, [&m] { return m()->mutable_world_r_eye(); });
+  if (p.stall_timeout != d.stall_timeout) m()->set_stall_timeout_s(p.stall_timeout);
+}
+
+void write_force_control(const ForceControlParameters& p, v1::TaskParameters* out) {
+  const ForceControlParameters d;
+  if (p.enabled != d.enabled) out->mutable_force_control()->set_enabled(p.enabled);
+  if (p.reference_wrench != d.reference_wrench) {
+    from_wrench(p.reference_wrench, out->mutable_force_control()->mutable_reference_wrench());
+  }
+}
+
+void write_joint_limit_avoidance(const JointLimitAvoidanceParameters& p, v1::TaskParameters* out) {
+  const JointLimitAvoidanceParameters d;
+  const auto m = [out] { return out->mutable_joint_limit_avoidance(); };
+  if (p.enabled != d.enabled) m()->set_enabled(p.enabled);
+  if (p.zone != d.zone) from_joint_vector(p.zone, m()->mutable_zone());
+  if (p.gain != d.gain) from_joint_vector(p.gain, m()->mutable_gain());
+  if (p.input != d.input) m()->set_input(from_input(p.input));
+  if (p.damping != d.damping) from_motion_vector(p.damping, m()->mutable_damping());
+}
+
+template <typename Domain, typename Mutable>
+void write_singularity(const Domain& p, Mutable m) {
+  const Domain d;
+  if (p.enabled != d.enabled) m()->set_enabled(p.enabled);
+  if (p.r_min != d.r_min) m()->set_r_min_m(p.r_min);
+  if (p.r_max != d.r_max) m()->set_r_max_m(p.r_max);
+  if (p.gain != d.gain) m()->set_gain(p.gain);
+}
+
+void write_dither(const DitherParameters& p, v1::TaskParameters* out) {
+  const DitherParameters d;
+  const auto m = [out] { return out->mutable_dither(); };
+  if (p.enabled != d.enabled) m()->set_enabled(p.enabled);
+  if (p.amplitude != d.amplitude) from_twist(p.amplitude, m()->mutable_amplitude());
+  if (p.period != d.period) m()->set_period_s(p.period);
+  write_frame_if_not_identity(p.motion_T_dither, [&m] { return m()->mutable_motion_t_dither(); });
+  if (p.input != d.input) m()->set_input(from_input(p.input));
+  if (p.damping != d.damping) from_motion_vector(p.damping, m()->mutable_damping());
+}
+
+void write_proximity(const ProximityParameters& p, v1::TaskParameters* out) {
+  const ProximityParameters d;
+  const auto m = [out] { return out->mutable_proximity(); };
+  if (p.enabled != d.enabled) m()->set_enabled(p.enabled);
+  if (p.reference_distance != d.reference_distance) {
+    m()->set_reference_distance_m(p.reference_distance);
+  }
+  if (p.distance_gain != d.distance_gain) m()->set_distance_gain(p.distance_gain);
+  if (p.tilt_gain != d.tilt_gain) m()->set_tilt_gain(p.tilt_gain);
+  write_frame_if_not_identity(p.tool_T_sensor, [&m] { return m()->mutable_tool_t_sensor(); });
+  if (p.input != d.input) m()->set_input(from_input(p.input));
+  if (p.damping != d.damping) from_motion_vector(p.damping, m()->mutable_damping());
+}
+
+void write_manipulability(const ManipulabilityParameters& p, v1::TaskParameters* out) {
+  const ManipulabilityParameters d;
+  const auto m = [out] { return out->mutable_manipulability(); };
+  if (p.enabled != d.enabled) m()->set_enabled(p.enabled);
+  if (p.gain != d.gain) m()->set_gain(p.gain);
+  if (p.input != d.input) m()->set_input(from_input(p.input));
+  if (p.damping != d.damping) m()->set_damping(p.damping);
+}
+
+void write_bounds(const BoundsParameters& p, v1::TaskParameters* out) {
+  const BoundsParameters d;
+  const auto m = [out] { return out->mutable_bounds(); };
+  if (p.max_translation_deviation != d.max_translation_deviation) {
+    m()->set_max_translation_deviation_m(p.max_translation_deviation);
+  }
+  if (p.max_rotation_deviation != d.max_rotation_deviation) {
+    m()->set_max_rotation_deviation_rad(p.max_rotation_deviation);
+  }
+  if (p.max_arm_angle_deviation != d.max_arm_angle_deviation) {
+    m()->set_max_arm_angle_deviation_rad(p.max_arm_angle_deviation);
+  }
+  if (p.max_force != d.max_force) m()->set_max_force_n(p.max_force);
+  if (p.max_torque != d.max_torque) m()->set_max_torque_nm(p.max_torque);
+  if (p.min_proximity_distance != d.min_proximity_distance) {
+    m()->set_min_proximity_distance_m(p.min_proximity_distance);
+  }
+  if (p.max_proximity_distance != d.max_proximity_distance) {
+    m()->set_max_proximity_distance_m(p.max_proximity_distance);
+  }
+  if (p.joint_limit_margin != d.joint_limit_margin) {
+    from_joint_vector(p.joint_limit_margin, m()->mutable_joint_limit_margin());
+  }
+  if (p.max_consecutive_overruns != d.max_consecutive_overruns) {
+    m()->set_max_consecutive_overruns(p.max_consecutive_overruns);
+  }
+  if (p.stop_time != d.stop_time) m()->set_stop_time_s(p.stop_time);
+}
+
+// ---- error locations --------------------------------------------------------------------
+
+struct PathComponent {
+  std::string name;
+  int index = -1;  // -1: not indexed
+};
+
+// The field path a ConversionError message starts with ("impedance.mass.translation.x = ...",
+// "tool_T_motion.rotation.quaternion: norm ...").
+std::vector<PathComponent> leading_path(std::string_view message) {
+  std::size_t end = 0;
+  while (end < message.size()) {
+    const char c = message[end];
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '[' ||
+          c == ']')) {
+      break;
+    }
+    ++end;
+  }
+  std::vector<PathComponent> path;
+  std::string_view rest = message.substr(0, end);
+  while (!rest.empty()) {
+    const std::size_t dot = rest.find('.');
+    std::string_view part = rest.substr(0, dot);
+    rest = dot == std::string_view::npos ? std::string_view() : rest.substr(dot + 1);
+    PathComponent component;
+    const std::size_t bracket = part.find('[');
+    component.name = std::string(part.substr(0, bracket));
+    if (bracket != std::string_view::npos) {
+      component.index = std::atoi(std::string(part.substr(bracket + 1)).c_str());
+    }
+    if (!component.name.empty()) path.push_back(std::move(component));
+  }
+  return path;
+}
+
+struct Location {
+  int line = 0;    // 1-based
+  int column = 0;  // 1-based
+};
+
+std::string prefix(std::string_view origin, const std::optional<Location>& where) {
+  std::string out(origin);
+  if (where) {
+    out += ':';
+    out += std::to_string(where->line);
+    out += ':';
+    out += std::to_string(where->column);
+  }
+  out += ": ";
+  return out;
+}
+
+// Deepest recorded text-format location along `path`.
+std::optional<Location> text_location(const TextFormat::ParseInfoTree& root,
+                                      const std::vector<PathComponent>& path) {
+  const Descriptor* descriptor = v1::TaskParameters::descriptor();
+  const TextFormat::ParseInfoTree* tree = &root;
+  std::optional<Location> best;
+  for (const PathComponent& component : path) {
+    const FieldDescriptor* field = descriptor->FindFieldByName(component.name);
+    if (field == nullptr) break;
+    const int index = field->is_repeated() ? std::max(component.index, 0) : -1;
+    const TextFormat::ParseLocation at = tree->GetLocation(field, index);
+    if (at.line < 0) break;
+    best = Location{at.line + 1, at.column + 1};
+    if (field->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) break;
+    tree = tree->GetTreeForNested(field, index);
+    if (tree == nullptr) break;
+    descriptor = field->message_type();
+  }
+  return best;
+}
+
+Location offset_location(std::string_view text, std::size_t offset) {
+  Location at{1, 1};
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++at.line;
+      at.column = 1;
+    } else {
+      ++at.column;
+    }
+  }
+  return at;
+}
+
+// Finds where a field path sits in JSON text that protobuf has read (fully, or up to the
+// failing value). It only skips strings and nesting to find object members and array
+// elements; protobuf's parser does all the reading.
+class JsonLocator {
+ public:
+  explicit JsonLocator(std::string_view s) : s_(s) {}
+
+  std::optional<std::size_t> find(const std::vector<PathComponent>& path) const {
+    std::size_t i = skip_space(0);
+    std::optional<std::size_t> best;
+    for (const PathComponent& component : path) {
+      const auto member = find_member(i, component.name);
+      if (!member) break;
+      best = member->first;
+      i = member->second;
+      if (component.index < 0) continue;
+      const auto element = find_element(i, component.index);
+      if (!element) break;
+      best = *element;
+      i = *element;
+    }
+    return best;
+  }
+
+ private:
+  static constexpr std::size_t kEnd = std::string_view::npos;
+
+  char at(std::size_t i) const { return i < s_.size() ? s_[i] : '\0'; }
+  std::size_t skip_space(std::size_t i) const {
+    while (i < s_.size() && std::isspace(static_cast<unsigned char>(s_[i]))) ++i;
+    return i;
+  }
+  // i at an opening quote; returns the index after the closing one.
+  std::size_t skip_string(std::size_t i) const {
+    for (++i; i < s_.size(); ++i) {
+      if (s_[i] == '\\') {
+        ++i;
+      } else if (s_[i] == '"') {
+        return i + 1;
+      }
+    }
+    return kEnd;
+  }
+  std::size_t skip_value(std::size_t i) const {
+    if (at(i) == '"') return skip_string(i);
+    if (at(i) == '{' || at(i) == '[') {
+      int depth = 0;
+      while (i < s_.size()) {
+        const char c = s_[i];
+        if (c == '"') {
+          i = skip_string(i);
+          if (i == kEnd) return kEnd;
+          continue;
+        }
+        if (c == '{' || c == '[') ++depth;
+        if (c == '}' || c == ']') {
+          if (--depth == 0) return i + 1;
+        }
+        ++i;
+      }
+      return kEnd;
+    }
+    while (i < s_.size() && std::string_view(",}] \t\r\n").find(s_[i]) == kEnd) ++i;
+    return i;
+  }
+  static std::string json_name(const std::string& name) {
+    std::string out;
+    bool upper = false;
+    for (const char c : name) {
+      if (c == '_') {
+        upper = true;
+      } else {
+        out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+        upper = false;
+      }
+    }
+    return out;
+  }
+  // i at '{': (position of the key, position of its value).
+  std::optional<std::pair<std::size_t, std::size_t>> find_member(std::size_t i,
+                                                                 const std::string& name) const {
+    if (at(i) != '{') return std::nullopt;
+    const std::string camel = json_name(name);
+    i = skip_space(i + 1);
+    while (at(i) == '"') {
+      const std::size_t key_start = i;
+      const std::size_t key_end = skip_string(i);
+      if (key_end == kEnd) return std::nullopt;
+      const std::string_view key = s_.substr(key_start + 1, key_end - key_start - 2);
+      i = skip_space(key_end);
+      if (at(i) != ':') return std::nullopt;
+      i = skip_space(i + 1);
+      if (key == name || key == camel) return std::make_pair(key_start, i);
+      i = skip_value(i);
+      if (i == kEnd) return std::nullopt;
+      i = skip_space(i);
+      if (at(i) != ',') return std::nullopt;
+      i = skip_space(i + 1);
+    }
+    return std::nullopt;
+  }
+  std::optional<std::size_t> find_element(std::size_t i, int index) const {
+    if (at(i) != '[') return std::nullopt;
+    i = skip_space(i + 1);
+    for (int n = 0; i < s_.size() && at(i) != ']'; ++n) {
+      if (n == index) return i;
+      i = skip_value(i);
+      if (i == kEnd) return std::nullopt;
+      i = skip_space(i);
+      if (at(i) != ',') return std::nullopt;
+      i = skip_space(i + 1);
+    }
+    return std::nullopt;
+  }
+
+  std::string_view s_;
+};
+
+// protobuf's JSON errors either carry a text excerpt with a caret ("Expected , or }...\n
+// <up to 20 characters before and after>\n<spaces>^") or start with the field path in
+// parentheses ("(a.b[1].c): invalid value ...", "(a.b) name: Cannot find field.").
+std::optional<Location> json_error_location(std::string_view text, std::string_view message) {
+  const std::size_t caret_line = message.rfind('\n');
+  if (caret_line != std::string_view::npos &&
+      message.substr(caret_line + 1).find('^') != std::string_view::npos) {
+    const std::size_t first = message.find('\n');
+    if (first == caret_line) return std::nullopt;
+    const std::string_view excerpt = message.substr(first + 1, caret_line - first - 1);
+    const std::size_t caret = message.size() - caret_line - 2;  // spaces before '^'
+    const std::size_t at = text.find(excerpt);
+    // An excerpt that occurs twice cannot be placed; say nothing rather than guess.
+    if (at == std::string_view::npos || text.find(excerpt, at + 1) != std::string_view::npos) {
+      return std::nullopt;
+    }
+    return offset_location(text, at + caret);
+  }
+  if (message.empty()) return std::nullopt;
+  if (message.front() != '(') {
+    // A top-level unknown field: "name: Cannot find field."
+    const std::vector<PathComponent> path = leading_path(message);
+    if (path.size() != 1 || message.find(": Cannot find field.") == std::string_view::npos) {
+      return std::nullopt;
+    }
+    const auto offset = JsonLocator(text).find(path);
+    if (!offset) return std::nullopt;
+    return offset_location(text, *offset);
+  }
+  const std::size_t close = message.find(')');
+  if (close == std::string_view::npos) return std::nullopt;
+  std::vector<PathComponent> path = leading_path(message.substr(1, close - 1));
+  const std::string_view after = message.substr(close + 1);
+  if (!after.empty() && after.front() == ' ') {
+    const std::vector<PathComponent> unknown = leading_path(after.substr(1));
+    if (!unknown.empty()) path.push_back(unknown.front());
+  }
+  const auto offset = JsonLocator(text).find(path);
+  if (!offset) return std::nullopt;
+  return offset_location(text, *offset);
+}
+
+// Parser errors name the input, line and column, and quote the line with a caret: the
+// parser's own words ("Expected double, got: fast") do not always name the field.
+class TextErrors : public google::protobuf::io::ErrorCollector {
+ public:
+  TextErrors(std::string_view input, std::string_view origin) : input_(input), origin_(origin) {}
+  void AddError(int line, google::protobuf::io::ColumnNumber column,
+                const std::string& message) override {
+    // The parser reports some errors at the token after the offending one (an unknown field
+    // at its '{' or ':', an unknown enum value at the next line's token); point at the name.
+    for (const char* pattern : {"named \"", "value of \"", "field \""}) {
+      const std::size_t at = message.find(pattern);
+      if (at == std::string::npos) continue;
+      const std::size_t begin = at + std::strlen(pattern);
+      const std::size_t end = message.find('"', begin);
+      if (end == std::string::npos) break;
+      if (const auto token = find_token_before(message.substr(begin, end - begin), line, column)) {
+        line = token->line - 1;
+        column = token->column - 1;
+      }
+      break;
+    }
+    if (!text_.empty()) text_ += "\n";
+    text_ += prefix(origin_, Location{line + 1, column + 1}) + message;
+    const std::string_view source = source_line(line);
+    if (source.find_first_not_of(" \t\r") == std::string_view::npos) return;
+    text_ += "\n    ";
+    text_ += source;
+    text_ += "\n    ";
+    text_ += std::string(static_cast<std::size_t>(std::max(column, 0)), ' ');
+    text_ += '^';
+  }
+  const std::string& text() const { return text_; }
+
+ private:
+  // The last whole-word occurrence of `token` before (line, column), 1-based.
+  std::optional<Location> find_token_before(const std::string& token, int line, int column) const {
+    std::size_t offset = 0;
+    for (int n = 0; n < line && offset != std::string_view::npos; ++n) {
+      offset = input_.find('\n', offset);
+      if (offset != std::string_view::npos) ++offset;
+    }
+    if (offset == std::string_view::npos || token.empty()) return std::nullopt;
+    offset = std::min(input_.size(), offset + static_cast<std::size_t>(std::max(column, 0)));
+    const auto word = [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    };
+    std::size_t at = input_.substr(0, offset).rfind(token);
+    while (at != std::string_view::npos) {
+      const std::size_t after = at + token.size();
+      if ((at == 0 || !word(input_[at - 1])) && (after >= input_.size() || !word(input_[after]))) {
+        return offset_location(input_, at);
+      }
+      if (at == 0) break;
+      at = input_.substr(0, at).rfind(token);
+    }
+    return std::nullopt;
+  }
+
+  std::string_view source_line(int line) const {
+    std::size_t start = 0;
+    for (int n = 0; n < line; ++n) {
+      start = input_.find('\n', start);
+      if (start == std::string_view::npos) return {};
+      ++start;
+    }
+    const std::size_t end = input_.find('\n', start);
+    return input_.substr(start, end == std::string_view::npos ? end : end - start);
+  }
+
+  std::string_view input_;
+  std::string_view origin_;
+  std::string text_;
+};
+
+std::string lowercase_extension(const std::string& path) {
+  const std::size_t slash = path.find_last_of('/');
+  const std::size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  std::string ext = path.substr(dot);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext;
+}
+
+}  // namespace
+
+TaskParameters to_task(const v1::TaskParameters& m) {
+  TaskParameters t;
+  t.name = m.name();
+  if (m.has_period_s()) t.period = finite(m.period_s(), "period_s");
+  if (m.has_world_t_base()) t.world_T_base = to_frame(m.world_t_base(), "world_T_base");
+  if (m.has_tool_t_motion()) t.tool_T_motion = to_frame(m.tool_t_motion(), "tool_T_motion");
+  if (m.has_arm_angle_reference()) {
+    t.arm_angle_reference = to_vector3(m.arm_angle_reference(), "arm_angle_reference");
+  }
+  t.impedance = to_impedance(m.impedance());
+  t.resolver = to_resolver(m.resolver());
+  t.wrench_sensor = to_wrench_sensor(m.wrench_sensor());
+  t.trajectory = to_trajectory(m.trajectory());
+  t.spring_trajectory = to_spring_trajectory(m.spring_trajectory());
+  t.teleoperation = to_teleoperation(m.teleoperation());
+  t.force_control = to_force_control(m.force_control());
+  t.joint_limit_avoidance = to_joint_limit_avoidance(m.joint_limit_avoidance());
+  t.singularity_avoidance = to_singularity<SingularityAvoidanceParameters>(
+      m.singularity_avoidance(), "singularity_avoidance");
+  t.singularity_robustness = to_singularity<SingularityRobustnessParameters>(
+      m.singularity_robustness(), "singularity_robustness");
+  t.dither = to_dither(m.dither());
+  t.proximity = to_proximity(m.proximity());
+  t.manipulability = to_manipulability(m.manipulability());
+  t.bounds = to_bounds(m.bounds());
+  return t;
+}
+
+v1::TaskParameters from_task(const TaskParameters& t) {
+  v1::TaskParameters m;
+  const TaskParameters d;
+  m.set_name(t.name);
+  if (t.period != d.period) m.set_period_s(t.period);
+  write_frame_if_not_identity(t.world_T_base, [&m] { return m.mutable_world_t_base(); });
+  write_frame_if_not_identity(t.tool_T_motion, [&m] { return m.mutable_tool_t_motion(); });
+  if (t.arm_angle_reference != d.arm_angle_reference) {
+    from_vector3(t.arm_angle_reference, m.mutable_arm_angle_reference());
+  }
+  write_impedance(t.impedance, &m);
+  write_resolver(t.resolver, &m);
+  write_wrench_sensor(t.wrench_sensor, &m);
+  write_trajectory(t.trajectory, &m);
+  write_spring_trajectory(t.spring_trajectory, &m);
+  write_teleoperation(t.teleoperation, &m);
+  write_force_control(t.force_control, &m);
+  write_joint_limit_avoidance(t.joint_limit_avoidance, &m);
+  write_singularity(t.singularity_avoidance, [&m] { return m.mutable_singularity_avoidance(); });
+  write_singularity(t.singularity_robustness, [&m] { return m.mutable_singularity_robustness(); });
+  write_dither(t.dither, &m);
+  write_proximity(t.proximity, &m);
+  write_manipulability(t.manipulability, &m);
+  write_bounds(t.bounds, &m);
+  return m;
+}
+
+TaskParameters parse_task_text(std::string_view text, std::string_view origin) {
+  v1::TaskParameters message;
+  TextErrors errors(text, origin);
+  TextFormat::ParseInfoTree locations;
+  TextFormat::Parser parser;
+  parser.RecordErrorsTo(&errors);
+  parser.WriteLocationsTo(&locations);
+  if (text.size() > static_cast<std::size_t>(INT_MAX)) {
+    throw ConversionError(prefix(origin, std::nullopt) + "too large for a task file");
+  }
+  google::protobuf::io::ArrayInputStream input(text.data(), static_cast<int>(text.size()));
+  if (!parser.Parse(&input, &message)) {
+    throw ConversionError(errors.text().empty() ? prefix(origin, std::nullopt) + "not a task"
+                                                : errors.text());
+  }
+  try {
+    return to_task(message);
+  } catch (const ConversionError& e) {
+    throw ConversionError(prefix(origin, text_location(locations, leading_path(e.what()))) +
+                          e.what());
+  }
+}
+
+TaskParameters parse_task_json(std::string_view text, std::string_view origin) {
+  v1::TaskParameters message;
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = false;  // a misspelt field must not silently become default
+  const auto status = google::protobuf::util::JsonStringToMessage(
+      google::protobuf::StringPiece(text.data(), text.size()), &message, options);
+  if (!status.ok()) {
+    const std::string what(status.message());
+    throw ConversionError(prefix(origin, json_error_location(text, what)) + what);
+  }
+  try {
+    return to_task(message);
+  } catch (const ConversionError& e) {
+    std::optional<Location> where;
+    if (const auto offset = JsonLocator(text).find(leading_path(e.what()))) {
+      where = offset_location(text, *offset);
+    }
+    throw ConversionError(prefix(origin, where) + e.what());
+  }
+}
+
+TaskParameters load_task_file(const std::string& path) {
+  const std::string ext = lowercase_extension(path);
+  const bool text = ext == ".textproto" || ext == ".txtpb" || ext == ".pbtxt";
+  if (!text && ext != ".json") {
+    throw ConversionError(path + ": unknown task file extension '" + ext +
+                          "'; use .textproto, .txtpb or .pbtxt (text format) or .json");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw ConversionError(path + ": cannot read the task file (" + std::strerror(errno) + ")");
+  }
+  std::ostringstream content;
+  content << in.rdbuf();
+  if (in.bad()) throw ConversionError(path + ": error while reading the task file");
+  const std::string data = content.str();
+  return text ? parse_task_text(data, path) : parse_task_json(data, path);
+}
+
+std::string to_text(const TaskParameters& task) {
+  std::string body;
+  TextFormat::Printer printer;
+  printer.SetUseShortRepeatedPrimitives(true);  // rows: [1, 0, 0, ...], values: [...]
+  printer.PrintToString(from_task(task), &body);
+  return "# proto-file: tether/v1/task.proto\n# proto-message: tether.v1.TaskParameters\n" + body;
+}
+
+std::string to_json(const TaskParameters& task) {
+  google::protobuf::util::JsonPrintOptions options;
+  options.add_whitespace = true;
+  options.preserve_proto_field_names = true;
+  std::string out;
+  const auto status = google::protobuf::util::MessageToJsonString(from_task(task), &out, options);
+  if (!status.ok()) throw ConversionError("to_json: " + std::string(status.message()));
+  return out;
+}
+
+}  // namespace tether::proto
