@@ -312,12 +312,15 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
     const DlsStatus dls =
         weighted_dls<kMotionDim>(jacobian_, task.resolver.task_weights, joint_weights, xd, qd);
 
-    // Joint velocity and acceleration limits: scale the whole vector for the velocity limit
-    // (keeps the direction), clamp the change per joint for the acceleration limit.
+    // Joint velocity and acceleration limits, each by scaling the whole vector (of q̇, then
+    // of its change) so the motion-space direction is kept: clamping joints one by one
+    // would bend the path and, on an oscillating command, rectify it into a drift.
     const double scale = (qd.cwiseAbs().cwiseQuotient(velocity_limit_)).maxCoeff();
     if (scale > 1.0) qd /= scale;
-    const JointVector max_change = acceleration_limit_ * task.period;
-    qd = qd.cwiseMax(qd_command_ - max_change).cwiseMin(qd_command_ + max_change);
+    const JointVector change = qd - qd_command_;
+    const double change_scale =
+        (change.cwiseAbs().cwiseQuotient(acceleration_limit_ * task.period)).maxCoeff();
+    if (change_scale > 1.0) qd = qd_command_ + change / change_scale;
     const JointVector q_next = (q_command_ + qd * task.period).cwiseMax(lower_).cwiseMin(upper_);
     qd_command_ = (q_next - q_command_) / task.period;
     q_command_ = q_next;

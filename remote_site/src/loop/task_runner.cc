@@ -26,6 +26,9 @@ void record_cycle(const CycleTelemetry& t, std::uint64_t task_id, int every,
   record.error.push_back(t.error);
   record.wrench.push_back(t.wrench);
   record.joints.push_back(t.commanded_joints);
+  record.measured_joints.push_back(t.measured_joints);
+  record.velocity.push_back(t.velocity);
+  record.force_sum.push_back(t.force);
 }
 
 }  // namespace
@@ -88,6 +91,9 @@ void write_csv(const TaskRunRecord& record, const std::string& path) {
   out << "time_s,aux0,force_n,torque_nm,fx,fy,fz,tx,ty,tz";
   for (int i = 0; i < 7; ++i) out << ",error" << i;
   for (int i = 0; i < 7; ++i) out << ",q" << i + 1;
+  for (int i = 0; i < 7; ++i) out << ",measured_q" << i + 1;
+  for (int i = 0; i < 7; ++i) out << ",velocity" << i;
+  for (int i = 0; i < 7; ++i) out << ",force_sum" << i;
   out << '\n';
   for (std::size_t k = 0; k < record.time.size(); ++k) {
     out << record.time[k] << ',' << record.aux0[k] << ',' << record.force[k] << ','
@@ -95,6 +101,9 @@ void write_csv(const TaskRunRecord& record, const std::string& path) {
     for (int i = 0; i < 6; ++i) out << ',' << record.wrench[k][i];
     for (int i = 0; i < 7; ++i) out << ',' << record.error[k][i];
     for (int i = 0; i < 7; ++i) out << ',' << record.joints[k][i];
+    for (int i = 0; i < 7; ++i) out << ',' << record.measured_joints[k][i];
+    for (int i = 0; i < 7; ++i) out << ',' << record.velocity[k][i];
+    for (int i = 0; i < 7; ++i) out << ',' << record.force_sum[k][i];
     out << '\n';
   }
   if (!out) throw std::runtime_error("error writing " + path);

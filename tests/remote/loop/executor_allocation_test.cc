@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "all_behaviours.h"
 #include "allocation_counter.h"
 #include "fake_arm.h"
@@ -14,14 +16,18 @@ TEST(ExecutorAllocation, ACycleWithEveryBehaviourOnAllocatesNothing) {
   const ArmModel model = load_default_arm();
   JointVector q0;
   q0 << 0.1, 0.5, -0.1, -1.2, 0.2, 0.9, 0.3;
-  HandControllerQueue queue;
+  // The queue and the loop's telemetry ring are large: keep them off the stack.
+  auto queue_owner = std::make_unique<HandControllerQueue>();
+  HandControllerQueue& queue = *queue_owner;
   testing::FakeArm arm(model, q0);
   arm.proximity.valid = true;
   arm.proximity.distance = 0.16;
   arm.proximity.surface_normal = Vector3(0.05, 0.0, 1.0).normalized();
   arm.tool_mass = 0.8;
-  Executor executor(model, queue);
-  ControlLoop loop(arm, executor, Pacing::kBatch);
+  auto executor_owner = std::make_unique<Executor>(model, queue);
+  Executor& executor = *executor_owner;
+  auto loop_owner = std::make_unique<ControlLoop>(arm, executor, Pacing::kBatch);
+  ControlLoop& loop = *loop_owner;
   loop.set_record_telemetry(false);
   executor.submit(testing::all_behaviours_task());
   std::uint64_t seq = 0;

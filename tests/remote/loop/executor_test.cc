@@ -120,7 +120,7 @@ TEST_F(ExecutorFixture, ForceBreachStopsTheArmLatchedUntilAResetTheBreachNoLonge
   TaskParameters t = base_task();
   t.impedance.stiffness.setZero();
   t.force_control.enabled = true;
-  t.force_control.reference_wrench << 0, 0, -30.0, 0, 0, 0;
+  t.force_control.reference_wrench << 0, 0, -15.0, 0, 0, 0;
   t.bounds.max_force = 20.0;
   t.bounds.stop_time = 0.05;
   KinematicState s;
@@ -129,6 +129,9 @@ TEST_F(ExecutorFixture, ForceBreachStopsTheArmLatchedUntilAResetTheBreachNoLonge
   arm.wall_stiffness = 5000.0;
   executor.submit(t);
   loop.run_cycles(3000);
+  ASSERT_EQ(executor.status().state, ExecutorState::kRunning);
+  arm.wall_z += 0.01;  // the surface moves towards the tool: 50 N more at once
+  loop.run_cycles(1000);
   ExecutorStatus st = executor.status();
   ASSERT_EQ(st.state, ExecutorState::kStopped);
   EXPECT_EQ(st.breach.cause, BreachCause::kForce);
@@ -182,6 +185,7 @@ TEST_F(ExecutorFixture, AStalledTeleoperationStreamStopsWithinOnePeriodOfTheDead
   t.teleoperation.gain.setConstant(10.0);
   t.teleoperation.stall_timeout = 0.05;
   executor.submit(t);
+  loop.run_cycles(1);  // samples queued before the task starts are discarded as stale
   std::uint64_t seq = 0;
   for (int n = 0; n < 200; ++n) {  // 0.2 s of samples at 1 kHz
     HandControllerSample s;

@@ -46,7 +46,7 @@ struct LoopStatistics {
   LatencyHistogram compute_time;  // read → write → advance, one cycle
 };
 
-using TelemetryRing = SpscRing<CycleTelemetry, 16384>;
+using TelemetryRing = SpscRing<CycleTelemetry, 4096>;
 
 class ControlLoop {
  public:

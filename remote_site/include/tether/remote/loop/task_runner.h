@@ -36,6 +36,9 @@ struct TaskRunRecord {
   std::vector<MotionVector> error;   // x_c − x_r
   std::vector<Vector6> wrench;       // compensated wrench, MOTION frame
   std::vector<JointVector> joints;   // commanded
+  std::vector<JointVector> measured_joints;
+  std::vector<MotionVector> velocity;  // ẋ_c
+  std::vector<MotionVector> force_sum;  // ΣF
   ExecutorState final_state = ExecutorState::kIdle;
   BreachEvent breach;                // first breach, if any
   std::uint64_t cycles = 0;
