@@ -1,0 +1,25 @@
+# Scenario tests: whole tasks on the MuJoCo-simulated arm (batch pacing).
+tether_add_test(door_experiment_test SOURCES remote/scenarios/door_experiment_test.cc
+                LIBS tether::remote tether::proto)
+target_compile_definitions(door_experiment_test PRIVATE
+  TETHER_TASK_DIR="${PROJECT_SOURCE_DIR}/remote_site/tasks")
+
+# The shipped task files run through tether-remote exactly as the README shows, so they
+# cannot rot: exit status 0 = ran without a bound breach.
+add_test(NAME TetherRemote.RunsDoorForceTask
+         COMMAND tether-remote --batch --scene door --duration 2s
+                 --task ${PROJECT_SOURCE_DIR}/remote_site/tasks/door_force.textproto)
+add_test(NAME TetherRemote.RunsDoorSpringTask
+         COMMAND tether-remote --batch --scene door --duration 5s
+                 --task ${PROJECT_SOURCE_DIR}/remote_site/tasks/door_spring.textproto)
+add_test(NAME TetherRemote.RunsDoorSharedTaskWithAScriptedHandController
+         COMMAND tether-remote --batch --scene door --duration 2s --hand-controller rotate-x:15:1
+                 --task ${PROJECT_SOURCE_DIR}/remote_site/tasks/door_shared.textproto)
+add_test(NAME TetherRemote.RejectsAnInvalidTaskNamingTheField
+         COMMAND tether-remote --validate --task ${PROJECT_SOURCE_DIR}/tests/remote/scenarios/bad_task.textproto)
+set_tests_properties(TetherRemote.RejectsAnInvalidTaskNamingTheField PROPERTIES
+  PASS_REGULAR_EXPRESSION "impedance.mass\\[3\\] = -2")
+set_tests_properties(TetherRemote.RunsDoorForceTask TetherRemote.RunsDoorSpringTask
+  TetherRemote.RunsDoorSharedTaskWithAScriptedHandController
+  TetherRemote.RejectsAnInvalidTaskNamingTheField
+  PROPERTIES ENVIRONMENT "TETHER_DATA_DIR=${PROJECT_SOURCE_DIR}/common")
