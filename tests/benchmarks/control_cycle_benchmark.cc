@@ -42,53 +42,63 @@ void BM_ControlCycle(benchmark::State& bench, const std::string& arm_name) {
   q0 << 0.1, 0.5, -0.1, -1.2, 0.2, 0.9, 0.3;
   if (arm_name == "panda") q0 << 0.1, 0.3, -0.1, -1.8, 0.2, 2.0, 0.3;
   auto queue = std::make_unique<HandControllerQueue>();
-  testing::FakeArm arm(model, q0);
-  arm.proximity.valid = true;
-  arm.proximity.distance = 0.16;
-  arm.proximity.surface_normal = Vector3(0.05, 0.0, 1.0).normalized();
-  arm.tool_mass = 0.8;
-  Executor executor(model, *queue);
   TaskParameters task = testing::all_behaviours_task();
-  task.trajectory.waypoints.back().time = 1e6;  // keep moving for the whole benchmark
-  executor.submit(task);
-
+  std::unique_ptr<testing::FakeArm> arm;
+  std::unique_ptr<Executor> executor;
   std::uint64_t seq = 0;
   JointCommand command;
   ArmState state;
   double time = 0.0;
-  auto one_cycle = [&] {
+  auto one_cycle = [&](double* elapsed_ns) {
     HandControllerSample s;
     s.sequence = ++seq;
-    s.increment << 1e-6, 0, 0, 0, 0, 1e-6;
+    // Back and forth, so the operator's input does not wander off.
+    const double sign = (seq / 500) % 2 == 0 ? 1.0 : -1.0;
+    s.increment << sign * 1e-6, 0, 0, 0, 0, sign * 1e-6;
     queue->push(s);
-    const ArmStatus status = arm.read(state);
-    executor.cycle(state, status, command);
-    arm.write(command);
+    const ArmStatus status = arm->read(state);
+    const double t0 = now_ns();
+    executor->cycle(state, status, command);
+    const double t1 = now_ns();
+    benchmark::DoNotOptimize(command);
+    arm->write(command);
     time += 0.001;
-    arm.advance_to(time);
+    arm->advance_to(time);
+    if (elapsed_ns != nullptr) *elapsed_ns = t1 - t0;
   };
-  for (int i = 0; i < 100; ++i) one_cycle();
+  // Episodes of 10 s of task time from the start posture: a run of millions of cycles would
+  // otherwise let teleoperation, dither and manipulability walk the arm anywhere.
+  auto new_episode = [&] {
+    executor.reset();
+    arm = std::make_unique<testing::FakeArm>(model, q0);
+    arm->proximity.valid = true;
+    arm->proximity.distance = 0.16;
+    arm->proximity.surface_normal = Vector3(0.05, 0.0, 1.0).normalized();
+    arm->tool_mass = 0.8;
+    executor = std::make_unique<Executor>(model, *queue);
+    executor->submit(task);
+    for (int i = 0; i < 100; ++i) one_cycle(nullptr);
+  };
+  new_episode();
+  int episode_cycles = 0;
 
   // Time the executor's cycle only: the fake arm's read/advance are outside the window.
   std::vector<double> samples;
   samples.reserve(4'000'000);
   for (auto _ : bench) {
-    HandControllerSample s;
-    s.sequence = ++seq;
-    s.increment << 1e-6, 0, 0, 0, 0, 1e-6;
-    queue->push(s);
-    const ArmStatus status = arm.read(state);
-    const double t0 = now_ns();
-    executor.cycle(state, status, command);
-    const double t1 = now_ns();
-    benchmark::DoNotOptimize(command);
-    arm.write(command);
-    time += 0.001;
-    arm.advance_to(time);
-    if (samples.size() < samples.capacity()) samples.push_back(t1 - t0);
+    if (++episode_cycles == 10000) {
+      bench.PauseTiming();
+      if (executor->status().state != ExecutorState::kRunning) break;
+      new_episode();
+      episode_cycles = 0;
+      bench.ResumeTiming();
+    }
+    double elapsed = 0.0;
+    one_cycle(&elapsed);
+    if (samples.size() < samples.capacity()) samples.push_back(elapsed);
   }
-  if (executor.status().state != ExecutorState::kRunning) {
-    bench.SkipWithError(("executor left running: " + describe(executor.status().breach)).c_str());
+  if (executor->status().state != ExecutorState::kRunning) {
+    bench.SkipWithError(("executor left running: " + describe(executor->status().breach)).c_str());
     return;
   }
   std::sort(samples.begin(), samples.end());

@@ -20,7 +20,7 @@ inline TaskParameters all_behaviours_task() {
     Frame p;
     p.p = Vector3(0.02 * i, -0.01 * i, 0.015 * i);
     p.R = so3_exp(Vector3(0.02 * i, 0.0, -0.03 * i));
-    t.trajectory.waypoints.push_back(Waypoint{0.5 * i, p, 0.05 * i});
+    t.trajectory.waypoints.push_back(Waypoint{2.4 * i, p, 0.05 * i});
   }
   t.teleoperation.enabled = true;
   t.teleoperation.mode = TeleopMode::kWorld;

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Reproduces seed 004's door-opening experiment (FIGS. 4-10) on the MuJoCo-simulated arm and
+# writes the seed-style plots — door angle vs time, force and torque magnitude vs time — for
+# force control, the spring trajectory and shared control, as PNG (plus CSV) in
+# build/plots/. Assumes deploy/install-deps.sh has run; builds tether-remote (Release).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cmake --preset release >/dev/null
+cmake --build --preset release --target tether-remote
+out=build/plots
+mkdir -p "$out"
+remote=build/release/remote_site/apps/tether-remote
+export TETHER_DATA_DIR="$PWD/common"
+
+"$remote" --batch --scene door --duration 4s --task remote_site/tasks/door_force.textproto \
+  --plot "$out/door_force.png" --csv "$out/door_force.csv"
+"$remote" --batch --scene door --duration 60s --task remote_site/tasks/door_spring.textproto \
+  --plot "$out/door_spring.png" --csv "$out/door_spring.csv"
+"$remote" --batch --scene door --duration 4s --hand-controller rotate-x:15:3 \
+  --task remote_site/tasks/door_shared.textproto \
+  --plot "$out/door_shared.png" --csv "$out/door_shared.csv"
+echo
+echo "door experiment plots: $(cd "$out" && pwd)/door_{force,spring,shared}.png"
