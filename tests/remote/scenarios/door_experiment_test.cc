@@ -137,3 +137,63 @@ TEST(SeedPeriod, ATrajectorySampledAt20MsTracksOnTheSimulatedArm) {
 
 }  // namespace
 }  // namespace tether::remote
+
+namespace tether::remote {
+namespace {
+
+SimulatedArm make_arm(SceneKind scene, const ArmModel& model) {
+  SimulationOptions options;
+  options.scene = scene;
+  options.initial_position = default_initial_position(scene, model);
+  return SimulatedArm(model, options);
+}
+
+TEST(WallScene, ForceControlPressesTheGripperOnTheWallWithTheReferenceForce) {
+  const ArmModel model = load_default_arm();
+  SimulatedArm arm = make_arm(SceneKind::kWall, model);
+  TaskParameters task;
+  task.name = "wall_press";
+  task.impedance.stiffness.head<6>().setZero();
+  // Against a rigid wall behind stiff servos the force loop's gain k_env/B must stay below
+  // the servo bandwidth: a much larger damping than the door's.
+  task.impedance.damping.head<3>().setConstant(2000.0);
+  task.wrench_sensor.tool_mass = arm.gripper().mass;
+  task.wrench_sensor.tool_center_of_mass = arm.gripper().center_of_mass;
+  task.wrench_sensor.filter_cutoff = 20.0;
+  task.force_control.enabled = true;
+  task.force_control.reference_wrench << 0, 0, 10.0, 0, 0, 0;  // 10 N along TOOL +z, into it
+  task.bounds.max_force = 40.0;
+  TaskRunOptions run;
+  run.duration = 10.0;  // 3 cm at 10 N / B = 5 mm/s, then contact
+  const TaskRunRecord r = run_task(arm, task, run);
+  EXPECT_FALSE(r.breach) << describe(r.breach);
+  // The gripper crossed the 3 cm gap and now pushes with F_r (exact force tracking, K = 0).
+  EXPECT_NEAR(r.wrench.back()[2], 10.0, 0.3);
+  EXPECT_LT(r.wrench.back().head<2>().norm(), 1.0);
+}
+
+TEST(ProximityScene, ProximityControlHoldsTheReferenceDistanceSquareToTheTiltedPlate) {
+  const ArmModel model = load_default_arm();
+  SimulatedArm arm = make_arm(SceneKind::kProximityTarget, model);
+  TaskParameters task;
+  task.name = "proximity_hold";
+  task.impedance.stiffness.head<6>().setZero();
+  task.proximity.enabled = true;
+  task.proximity.reference_distance = 0.10;
+  task.proximity.tool_T_sensor = arm.options().proximity_sensor.tool_T_sensor;
+  task.bounds.min_proximity_distance = 0.03;
+  task.bounds.max_proximity_distance = 0.3;
+  TaskRunOptions run;
+  run.duration = 4.0;
+  const TaskRunRecord r = run_task(arm, task, run);
+  EXPECT_FALSE(r.breach) << describe(r.breach);
+  ArmState state;
+  arm.read(state);
+  ASSERT_TRUE(state.proximity.valid);
+  EXPECT_NEAR(state.proximity.distance, 0.10, 1e-3);  // from 0.15 m
+  // The plate is tilted 3° and −2°: the sensor has turned square to it.
+  EXPECT_LT(std::acos(std::min(1.0, state.proximity.surface_normal.z())), 0.2 * kDeg);
+}
+
+}  // namespace
+}  // namespace tether::remote
