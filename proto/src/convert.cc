@@ -2,24 +2,13 @@
 
 #include <cmath>
 #include <numbers>
-#include <sstream>
+
+#include "conversion_helpers.h"
 
 namespace tether::proto {
-namespace {
 
-std::string number(double v) {
-  std::ostringstream out;
-  out.precision(10);
-  out << v;
-  return out.str();
-}
-
-double finite(double v, const std::string& path) {
-  if (!std::isfinite(v)) throw ConversionError(path + " = " + number(v) + ": must be finite");
-  return v;
-}
-
-}  // namespace
+using detail::finite;
+using detail::number;
 
 Vector3 to_vector3(const v1::Vector3& v, const std::string& path) {
   return Vector3(finite(v.x(), path + ".x"), finite(v.y(), path + ".y"),

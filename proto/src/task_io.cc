@@ -1,5 +1,6 @@
 #include "tether/proto/task_io.h"
 
+
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/text_format.h>
@@ -21,26 +22,19 @@
 #include "tether/proto/convert.h"
 #include "tether/v1/task.pb.h"
 
+#include "conversion_helpers.h"
+
 namespace tether::proto {
 namespace {
+
+using detail::finite;
+using detail::number;
 
 using google::protobuf::Descriptor;
 using google::protobuf::FieldDescriptor;
 using google::protobuf::TextFormat;
 
-std::string number(double v) {
-  std::ostringstream out;
-  out.precision(10);
-  out << v;
-  return out.str();
-}
-
 // ---- message -> domain ------------------------------------------------------------------
-
-double finite(double v, const std::string& path) {
-  if (!std::isfinite(v)) throw ConversionError(path + " = " + number(v) + ": must be finite");
-  return v;
-}
 
 // A bound: +infinity means none (as when the field is absent); NaN is never a bound.
 double limit(double v, const std::string& path) {

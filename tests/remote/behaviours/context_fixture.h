@@ -14,6 +14,7 @@
 #include "tether/common/motion_space.h"
 #include "tether/common/urdf_loader.h"
 #include "tether/remote/behaviours/behaviour.h"
+#include "../../common/test_arms.h"
 
 namespace tether::testing {
 
@@ -62,19 +63,7 @@ class BehaviourContextFixture {
   // Seeded configurations uniform inside the joint limits less `margin`.
   std::vector<JointVector> random_configurations(int count, unsigned seed,
                                                  double margin = 0.0) const {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-    std::vector<JointVector> out;
-    for (int n = 0; n < count; ++n) {
-      JointVector q;
-      for (int i = 0; i < kArmDof; ++i) {
-        const double lo = model_.lower_limits()[i] + margin;
-        const double hi = model_.upper_limits()[i] - margin;
-        q[i] = lo + (hi - lo) * unit(rng);
-      }
-      out.push_back(q);
-    }
-    return out;
+    return ::tether::testing::random_configurations(model_, count, seed, margin);
   }
 
  private:
