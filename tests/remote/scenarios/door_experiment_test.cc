@@ -21,13 +21,17 @@ TaskParameters shipped(const std::string& name) {
   return proto::load_task_file(std::string(TETHER_TASK_DIR) + "/" + name + ".textproto");
 }
 
+SimulatedArm make_arm(SceneKind scene, const ArmModel& model) {
+  SimulationOptions options;
+  options.scene = scene;
+  options.initial_position = default_initial_position(scene, model);
+  return SimulatedArm(model, options);
+}
+
 TaskRunRecord run_door(const TaskParameters& task, double seconds,
                        HandControllerScript hand = {}) {
   const ArmModel model = load_default_arm();
-  SimulationOptions options;
-  options.scene = SceneKind::kDoor;
-  options.initial_position = default_initial_position(SceneKind::kDoor, model);
-  SimulatedArm arm(model, options);
+  SimulatedArm arm = make_arm(SceneKind::kDoor, model);
   // The task's MOTION frame is the scene's hinge: the experiment is only meaningful if so.
   const Frame hinge = arm.hinge_in_tool();
   EXPECT_LT((hinge.p - task.tool_T_motion.p).norm(), 1e-9);
@@ -97,10 +101,7 @@ TEST(DoorExperiment, SharedControlWithoutAHandControllerStreamStopsAtTheStallDea
   TaskParameters task = shipped("door_shared");
   task.teleoperation.stall_timeout = 0.05;
   const ArmModel model = load_default_arm();
-  SimulationOptions options;
-  options.scene = SceneKind::kDoor;
-  options.initial_position = default_initial_position(SceneKind::kDoor, model);
-  SimulatedArm arm(model, options);
+  SimulatedArm arm = make_arm(SceneKind::kDoor, model);
   TaskRunOptions run;
   run.duration = 1.0;  // no hand-controller stream at all
   const TaskRunRecord r = run_task(arm, task, run);
@@ -111,10 +112,7 @@ TEST(DoorExperiment, SharedControlWithoutAHandControllerStreamStopsAtTheStallDea
 
 TEST(SeedPeriod, ATrajectorySampledAt20MsTracksOnTheSimulatedArm) {
   const ArmModel model = load_default_arm();
-  SimulationOptions options;
-  options.scene = SceneKind::kFreeSpace;
-  options.initial_position = default_initial_position(SceneKind::kFreeSpace, model);
-  SimulatedArm arm(model, options);
+  SimulatedArm arm = make_arm(SceneKind::kFreeSpace, model);
   TaskParameters task;
   task.name = "free_space_20ms";
   task.period = 0.02;
@@ -133,19 +131,6 @@ TEST(SeedPeriod, ATrajectorySampledAt20MsTracksOnTheSimulatedArm) {
   EXPECT_EQ(r.cycles, 251u);
   EXPECT_LT(r.error.back().head<3>().norm(), 1e-3);
   EXPECT_LT(std::abs(r.error.back()[6]), 2e-3);
-}
-
-}  // namespace
-}  // namespace tether::remote
-
-namespace tether::remote {
-namespace {
-
-SimulatedArm make_arm(SceneKind scene, const ArmModel& model) {
-  SimulationOptions options;
-  options.scene = scene;
-  options.initial_position = default_initial_position(scene, model);
-  return SimulatedArm(model, options);
 }
 
 TEST(WallScene, ForceControlPressesTheGripperOnTheWallWithTheReferenceForce) {
