@@ -27,6 +27,8 @@ const char* to_string(BreachCause cause) {
     case BreachCause::kResolverSingular: return "resolver singular";
     case BreachCause::kNonFinite: return "non-finite value";
     case BreachCause::kOperatorStop: return "operator stop";
+    case BreachCause::kDeadmanReleased: return "deadman released";
+    case BreachCause::kGroundLinkLost: return "ground link lost";
   }
   return "unknown";
 }
@@ -99,7 +101,8 @@ std::string describe(const BreachEvent& event) {
           : "exceeds";
   if (event.cause == BreachCause::kResolverSingular || event.cause == BreachCause::kNonFinite ||
       event.cause == BreachCause::kArmFault ||
-      event.cause == BreachCause::kOperatorStop) {
+      event.cause == BreachCause::kOperatorStop || event.cause == BreachCause::kDeadmanReleased ||
+      event.cause == BreachCause::kGroundLinkLost) {
     return fmt::format("{}{} at t = {:.3f} s", to_string(event.cause), joint, event.time);
   }
   return fmt::format("{}{} {:.4g} {} {} the bound {:.4g} {} at t = {:.3f} s",

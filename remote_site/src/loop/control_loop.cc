@@ -55,24 +55,43 @@ ControlLoop::ControlLoop(ArmInterface& arm, Executor& executor, Pacing pacing)
 
 ControlLoop::~ControlLoop() { stop(); }
 
-ExecutorState ControlLoop::step() {
+ExecutorState ControlLoop::step() { return run_cycle(0.0); }
+
+ExecutorState ControlLoop::run_cycle(double wakeup_latency) {
+  const std::int64_t t0 = now_ns();
   const ArmStatus status = arm_.read(state_);
   const ExecutorState s = executor_.cycle(state_, status, command_);
   arm_.write(command_);
   arm_time_ += executor_.period();
   arm_.advance_to(arm_time_);
   ++statistics_.cycles;
-  if (record_ && !telemetry_.push(executor_.last_cycle())) ++statistics_.telemetry_dropped;
+  const double compute = static_cast<double>(now_ns() - t0) * 1e-9;
+  statistics_.compute_time.add(compute);
+  if (record_) {
+    record_buffer_ = executor_.last_cycle();
+    record_buffer_.compute_time = compute;
+    record_buffer_.wakeup_latency = wakeup_latency;
+    if (!telemetry_.push(record_buffer_)) ++statistics_.telemetry_dropped;
+  }
+  // Wakes consumers blocked in wait_for_cycle(); no system call unless one is waiting.
+  cycles_published_.fetch_add(1, std::memory_order_release);
+  cycles_published_.notify_all();
   return s;
+}
+
+std::uint64_t ControlLoop::wait_for_cycle(std::uint64_t seen) const {
+  cycles_published_.wait(seen, std::memory_order_acquire);
+  return cycles_published_.load(std::memory_order_acquire);
+}
+
+void ControlLoop::wake_waiters() {
+  cycles_published_.fetch_add(1, std::memory_order_release);
+  cycles_published_.notify_all();
 }
 
 void ControlLoop::run_cycles(std::uint64_t cycles) {
   if (running_.load()) throw std::logic_error("ControlLoop::run_cycles while the thread runs");
-  for (std::uint64_t i = 0; i < cycles; ++i) {
-    const std::int64_t t0 = now_ns();
-    step();
-    statistics_.compute_time.add(static_cast<double>(now_ns() - t0) * 1e-9);
-  }
+  for (std::uint64_t i = 0; i < cycles; ++i) run_cycle(0.0);
 }
 
 void ControlLoop::start() {
@@ -102,21 +121,21 @@ void ControlLoop::thread_main() {
   std::int64_t previous_wake = -1;
   while (!stop_.load(std::memory_order_acquire)) {
     const auto period_ns = static_cast<std::int64_t>(std::llround(executor_.period() * 1e9));
+    double lateness = 0.0;
     if (pacing_ == Pacing::kRealTime) {
       sleep_until_ns(deadline);
       const std::int64_t woke = now_ns();
-      statistics_.wakeup_latency.add(static_cast<double>(woke - deadline) * 1e-9);
+      lateness = static_cast<double>(woke - deadline) * 1e-9;
+      statistics_.wakeup_latency.add(lateness);
       if (previous_wake >= 0) {
         statistics_.period_jitter.add(
             std::abs(static_cast<double>(woke - previous_wake - period_ns)) * 1e-9);
       }
       previous_wake = woke;
     }
-    const std::int64_t t0 = now_ns();
     executor_.notify_overruns(consecutive_overruns_, statistics_.overruns);
-    step();
+    run_cycle(lateness);
     const std::int64_t t1 = now_ns();
-    statistics_.compute_time.add(static_cast<double>(t1 - t0) * 1e-9);
     deadline += period_ns;
     if (pacing_ == Pacing::kRealTime) {
       if (t1 > deadline) {

@@ -62,7 +62,10 @@ std::uint64_t Executor::submit(const TaskParameters& task, bool restart) {
   return id;
 }
 
-void Executor::request_stop() noexcept { stop_requested_.store(true, std::memory_order_release); }
+void Executor::request_stop(BreachCause cause) noexcept {
+  stop_cause_.store(cause, std::memory_order_release);
+  stop_requested_.store(true, std::memory_order_release);
+}
 
 void Executor::request_reset() noexcept {
   reset_requested_.store(true, std::memory_order_release);
@@ -256,7 +259,7 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
   }
   const bool active = state_ == ExecutorState::kRunning || state_ == ExecutorState::kIdle;
   if (active && stop_requested_.exchange(false, std::memory_order_acq_rel)) {
-    begin_stop(BreachEvent{BreachCause::kOperatorStop, 0.0, 0.0, 0.0, -1});
+    begin_stop(BreachEvent{stop_cause_.load(std::memory_order_acquire), 0.0, 0.0, task_time_, -1});
   } else if (active && arm_status != ArmStatus::kOk) {
     begin_stop(BreachEvent{BreachCause::kArmFault, static_cast<double>(arm_status), 0.0, 0.0, -1});
   }
@@ -352,6 +355,8 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
       event = BreachEvent{BreachCause::kTeleoperationStalled,
                           task_time_ - teleoperation_.last_sample_time(),
                           task.teleoperation.stall_timeout, task_time_, -1};
+    } else if (task.teleoperation.enabled && teleoperation_.deadman_released()) {
+      event = BreachEvent{BreachCause::kDeadmanReleased, 0.0, 0.0, task_time_, -1};
     } else if (!arm.wrench_valid && (task.force_control.enabled ||
                                      std::isfinite(task.bounds.max_force) ||
                                      std::isfinite(task.bounds.max_torque))) {
@@ -402,6 +407,10 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
   telemetry_.joint_weight = output_.joint_weight;
   telemetry_.aux = arm.aux;
   telemetry_.breach = breach_;
+  telemetry_.teleoperation = teleoperation_.counters();
+  telemetry_.teleop_mode = teleoperation_.last_mode();
+  telemetry_.hand_controller_R_motion = teleoperation_.hand_controller_R_motion();
+  telemetry_.overruns = total_overruns_;
   telemetry_snapshot_.store(telemetry_);
   publish_status();
   return state_;

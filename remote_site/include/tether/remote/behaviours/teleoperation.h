@@ -21,6 +21,7 @@
 // as a rigid-body wrench. Row 6 (arm angle) is the trigger's ψ increment times B_t[6].
 
 #include <cstdint>
+#include <optional>
 
 #include "tether/common/task/task_parameters.h"
 #include "tether/remote/behaviours/behaviour.h"
@@ -34,6 +35,12 @@ struct HandControllerSample {
   // (HH for tool mode, HB otherwise): translation [m], rotation vector [rad].
   Vector6 increment = Vector6::Zero();
   double arm_angle_increment = 0.0;  // [rad], trigger + sign button
+  // The ground's mode for this sample; empty = the task's mode. The ground may switch
+  // modes while teleoperating, so each increment says which frame it is expressed in.
+  std::optional<TeleopMode> mode;
+  // Enable switch: a sample without it is not applied and stops the arm.
+  bool deadman = true;
+  std::uint64_t ground_time_ns = 0;  // the ground's sampling time, echoed for latency
 };
 
 using HandControllerQueue = SpscRing<HandControllerSample, 1024>;
@@ -43,6 +50,7 @@ struct TeleoperationCounters {
   std::uint64_t lost = 0;        // gaps in the sequence
   std::uint64_t duplicates = 0;  // repeated or out-of-order numbers, dropped
   std::uint64_t last_sequence = 0;
+  std::uint64_t last_ground_time_ns = 0;  // of the sample with last_sequence
 };
 
 class Teleoperation {
@@ -63,17 +71,32 @@ class Teleoperation {
   const TeleoperationCounters& counters() const { return counters_; }
   // Hand-controller velocity of the last cycle in TELEOP axes, for logs and reflection.
   const MotionVector& teleop_velocity() const { return velocity_; }
+  // True once a sample arrived with the deadman released (until reset).
+  bool deadman_released() const { return deadman_released_; }
+  // Force reflection (eq. 37-39 up to J_hcᵀ): rotates a wrench in MOTION axes into the
+  // hand-controller axes of the last sample's mode (HH for tool, HB otherwise). Like the
+  // seed, it rotates force and torque alike and ignores the displacement between frames.
+  const Matrix3& hand_controller_R_motion() const { return hc_R_motion_; }
+  TeleopMode last_mode() const { return last_mode_; }
 
  private:
   HandControllerQueue* queue_;
   TeleoperationCounters counters_;
   double last_sample_time_ = 0.0;
   MotionVector velocity_ = MotionVector::Zero();
+  bool deadman_released_ = false;
+  TeleopMode last_mode_ = TeleopMode::kTool;
+  Matrix3 hc_R_motion_ = Matrix3::Identity();
 };
 
 // Rotation of hand-controller axes into TELEOP axes for the mode, given the commanded
 // TELEOP pose in BASE and the BASE pose in WORLD.
-Matrix3 teleop_R_hand_controller(const TeleoperationParameters& parameters,
+Matrix3 teleop_R_hand_controller(const TeleoperationParameters& parameters, TeleopMode mode,
                                  const Matrix3& base_R_teleop, const Matrix3& world_R_base);
+inline Matrix3 teleop_R_hand_controller(const TeleoperationParameters& parameters,
+                                        const Matrix3& base_R_teleop,
+                                        const Matrix3& world_R_base) {
+  return teleop_R_hand_controller(parameters, parameters.mode, base_R_teleop, world_R_base);
+}
 
 }  // namespace tether::remote

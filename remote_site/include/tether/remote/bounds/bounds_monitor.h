@@ -31,6 +31,8 @@ enum class BreachCause : std::uint8_t {
   kResolverSingular,      // the DLS normal matrix was singular
   kNonFinite,             // NaN or infinity anywhere in the cycle
   kOperatorStop,          // stop requested by the operator
+  kDeadmanReleased,       // a hand-controller sample arrived with the enable switch released
+  kGroundLinkLost,        // the teleoperation stream from the ground closed
 };
 
 const char* to_string(BreachCause cause);

@@ -69,6 +69,12 @@ class ControlLoop {
 
   // Every cycle's telemetry, for a consumer thread; a full ring drops (and counts) samples.
   TelemetryRing& telemetry() { return telemetry_; }
+  // Blocks until a cycle after the one numbered `seen` was published (or wake_waiters());
+  // returns the newest number. Lets a consumer follow the loop without polling.
+  std::uint64_t wait_for_cycle(std::uint64_t seen) const;
+  std::uint64_t cycles_published() const { return cycles_published_.load(); }
+  // Releases every waiter (for shutting a consumer down).
+  void wake_waiters();
   void set_record_telemetry(bool on) { record_ = on; }
   // Read after stop() (or between run_cycles calls).
   const LoopStatistics& statistics() const { return statistics_; }
@@ -76,6 +82,7 @@ class ControlLoop {
 
  private:
   void thread_main();
+  ExecutorState run_cycle(double wakeup_latency);
 
   ArmInterface& arm_;
   Executor& executor_;
@@ -87,6 +94,8 @@ class ControlLoop {
   bool record_ = true;
   LoopStatistics statistics_;
   TelemetryRing telemetry_;
+  CycleTelemetry record_buffer_;
+  std::atomic<std::uint64_t> cycles_published_{0};
   std::atomic<bool> running_{false};
   std::atomic<bool> stop_{false};
   std::thread thread_;

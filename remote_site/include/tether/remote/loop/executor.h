@@ -74,6 +74,15 @@ struct CycleTelemetry {
   double joint_weight = 0.0;  // W_v added by singularity robustness
   std::array<double, 4> aux{};
   BreachEvent breach;  // latched breach while stopping/stopped
+  TeleoperationCounters teleoperation;
+  TeleopMode teleop_mode = TeleopMode::kTool;  // of the last applied hand-controller sample
+  // Rotates a MOTION-axes wrench into the hand-controller axes of teleop_mode (reflection).
+  Matrix3 hand_controller_R_motion = Matrix3::Identity();
+  // Filled by the control loop: this cycle's compute time and wake-up lateness [s], and
+  // the deadline misses so far.
+  double compute_time = 0.0;
+  double wakeup_latency = 0.0;
+  std::uint64_t overruns = 0;
 };
 
 enum class ResetOutcome : std::uint8_t { kPending, kAccepted, kRefusedNotStopped, kRefusedBreach };
@@ -103,8 +112,8 @@ class Executor {
   // running task without restarting its clock and behaviours (seed 004: reprogrammable
   // each sample); true (or when idle) starts it from the current pose.
   std::uint64_t submit(const TaskParameters& task, bool restart = true);
-  // Controlled stop of whatever runs (latched like a breach).
-  void request_stop() noexcept;
+  // Controlled stop of whatever runs (latched like a breach), reported with `cause`.
+  void request_stop(BreachCause cause = BreachCause::kOperatorStop) noexcept;
   // Asks the loop to clear a latched stop; see status().last_reset for the outcome.
   void request_reset() noexcept;
   ExecutorStatus status() const noexcept;
@@ -193,6 +202,7 @@ class Executor {
   // Cross-thread.
   std::atomic<double> period_{0.001};
   std::atomic<bool> stop_requested_{false};
+  std::atomic<BreachCause> stop_cause_{BreachCause::kOperatorStop};
   std::atomic<bool> reset_requested_{false};
   std::atomic<ExecutorState> published_state_{ExecutorState::kIdle};
   SeqLock<ExecutorStatus> status_snapshot_;
