@@ -1,0 +1,154 @@
+#pragma once
+
+// The ground station's client of one remote site (tether.v1.RemoteSite over gRPC,
+// proto/tether/v1/remote_site.proto). Replies arrive as the domain types of site_types.h;
+// gRPC and protobuf stay behind this header.
+//
+// Every call names the operator in the "tether-operator" metadata and has a deadline
+// (ClientOptions::deadline, from the moment the call is made); the telemetry stream has
+// none. A call that does not end OK throws RemoteError with gRPC's code and the server's
+// message. The remote site decides who may control the arm (the control lease): observing
+// calls (status, list, get, subscribe_telemetry) always work, controlling calls of an
+// operator not holding the lease fail with kFailedPrecondition naming the holder; anyone
+// may stop().
+//
+// A client owns its channel: several clients, to the same or different sites, coexist in
+// one process. Calls on one client may be made from several threads at once.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tether/common/task/task_parameters.h"
+#include "tether/local/link/site_types.h"
+
+namespace tether::local {
+
+// gRPC status codes, numbered as gRPC numbers them.
+enum class RemoteCode : int {
+  kOk = 0,
+  kCancelled = 1,
+  kUnknown = 2,
+  kInvalidArgument = 3,
+  kDeadlineExceeded = 4,
+  kNotFound = 5,
+  kAlreadyExists = 6,
+  kPermissionDenied = 7,
+  kResourceExhausted = 8,
+  kFailedPrecondition = 9,
+  kAborted = 10,
+  kOutOfRange = 11,
+  kUnimplemented = 12,
+  kInternal = 13,
+  kUnavailable = 14,
+  kDataLoss = 15,
+  kUnauthenticated = 16,
+};
+
+// gRPC's upper-case name: "FAILED_PRECONDITION".
+const char* to_string(RemoteCode code);
+
+// A remote call that did not succeed. what() is "<call> on <address>: <CODE>: <message>";
+// message() is the server's text alone (for INVALID_ARGUMENT one problem per line, each
+// naming the field, the value and the allowed range).
+class RemoteError : public std::runtime_error {
+ public:
+  RemoteError(const std::string& call, const std::string& address, RemoteCode code,
+              const std::string& message);
+  RemoteCode code() const { return code_; }
+  const char* code_name() const { return to_string(code_); }
+  const std::string& message() const { return message_; }
+  // The site could not be reached in time (UNAVAILABLE or DEADLINE_EXCEEDED).
+  bool unreachable() const;
+
+ private:
+  RemoteCode code_;
+  std::string message_;
+};
+
+// "$USER@hostname" ("operator@hostname" without USER).
+std::string default_operator_name();
+
+struct ClientOptions {
+  std::string operator_name;                 // empty: default_operator_name()
+  std::chrono::milliseconds deadline{5000};  // per unary call
+};
+
+// A blocking reader of the telemetry stream. Samples are buffered between next() calls (up
+// to kMaxBuffered, older ones dropped and counted) by a reader thread that the
+// subscription owns; cancel() or destruction ends the stream.
+class TelemetrySubscription {
+ public:
+  enum class Next {
+    kSample,   // `sample` holds the next sample
+    kTimeout,  // nothing arrived within the timeout; the stream is still open
+    kEnded,    // the stream is over (cancelled or closed by the server without error)
+  };
+  static constexpr std::size_t kMaxBuffered = 65536;
+
+  TelemetrySubscription(TelemetrySubscription&&) noexcept;
+  TelemetrySubscription& operator=(TelemetrySubscription&&) noexcept;
+  ~TelemetrySubscription();
+
+  // Waits up to `timeout` for a sample. Throws RemoteError once the buffer is drained if the
+  // stream failed (e.g. UNAVAILABLE when the site went away).
+  Next next(TelemetrySample& sample, std::chrono::milliseconds timeout);
+  // Ends the stream; a blocked next() returns kEnded once the buffer is drained. Idempotent.
+  void cancel();
+  std::uint64_t dropped() const;
+
+  struct State;  // implementation (link/remote_site_client.cc)
+  explicit TelemetrySubscription(std::unique_ptr<State> state);
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+class RemoteSiteClient {
+ public:
+  // `address` is "host:port". Connecting is lazy: an unreachable site shows up as a
+  // RemoteError (kUnavailable or kDeadlineExceeded) from the first call.
+  explicit RemoteSiteClient(std::string address, ClientOptions options = {});
+  ~RemoteSiteClient();
+  RemoteSiteClient(const RemoteSiteClient&) = delete;
+  RemoteSiteClient& operator=(const RemoteSiteClient&) = delete;
+
+  const std::string& address() const;
+  const std::string& operator_name() const;
+
+  SiteStatus status();
+  // Takes the control lease; returns the operator now holding it (this one).
+  std::string acquire_control();
+  void release_control();
+
+  // Stores `task` on the site under `name` ([A-Za-z0-9_.-]{1,64}); `replace` overwrites a
+  // stored set of that name. The site validates it against its arm first.
+  UploadResult upload(const std::string& name, const TaskParameters& task, bool replace);
+  std::vector<TaskSummary> list();
+  // The stored set and its summary.
+  std::pair<TaskSummary, TaskParameters> get(const std::string& name);
+  void remove(const std::string& name);
+
+  // Starts a stored set from the arm's current pose; returns the task id.
+  std::uint64_t start(const std::string& name);
+  // Controlled stop of whatever runs (latched until reset); returns the state after it.
+  SiteState stop();
+  ResetResult reset();
+  // Replaces the running task's parameters without restarting it; returns its id.
+  std::uint64_t update(const TaskParameters& task);
+  // One field of the running task: `path` dot-separated in tether.v1.TaskParameters
+  // ("force_control.reference_wrench.torque.x"), `value` in protobuf text format ("18").
+  std::uint64_t set_parameter(const std::string& path, const std::string& value);
+
+  // Every `decimation`-th control cycle (0 or 1: every cycle).
+  TelemetrySubscription subscribe_telemetry(std::uint32_t decimation);
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace tether::local

@@ -1,0 +1,160 @@
+#pragma once
+
+// What a remote site reports, as plain domain types: the ground station's view of
+// tether.v1.RemoteSite (proto/tether/v1/remote_site.proto). Generated protobuf types are
+// converted to these in one place (local_site/src/link/wire.cc) and never leave it.
+//
+// Units are SI as on the wire: metres, radians, seconds, newtons. Motion-space vectors are
+// (translation, rotation vector, arm angle) in MOTION axes; wrenches (force, torque) are the
+// ones the robot applies to its environment, about the MOTION origin in MOTION axes.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tether/common/types.h"
+
+namespace tether::local {
+
+// The remote executor's state (tether.v1.ExecutorState).
+enum class SiteState : std::uint8_t {
+  kUnspecified,  // a reply that did not say
+  kIdle,         // no task: holding the last command
+  kRunning,
+  kStopping,  // controlled stop in progress
+  kStopped,   // stopped and latched until reset
+};
+
+// Why the remote site stopped the arm (tether.v1.BreachCause); units of value and bound in
+// the comments.
+enum class BreachCause : std::uint8_t {
+  kNone,
+  kTranslationDeviation,  // [m]
+  kRotationDeviation,     // [rad]
+  kArmAngleDeviation,     // [rad]
+  kForce,                 // [N]
+  kTorque,                // [N·m]
+  kProximityTooClose,     // [m]
+  kProximityTooFar,       // [m]
+  kJointLimitMargin,      // [rad], joint = index
+  kLoopOverrun,           // consecutive deadline misses
+  kTeleoperationStalled,  // [s] since the last increment
+  kArmFault,
+  kResolverSingular,
+  kNonFinite,
+  kOperatorStop,
+  kDeadmanReleased,
+  kGroundLinkLost,
+};
+
+// Behaviours a task enables (tether.v1.Behaviour).
+enum class Behaviour : std::uint8_t {
+  kUnspecified,
+  kTrajectory,
+  kSpringTrajectory,
+  kTeleoperation,
+  kForceControl,
+  kJointLimitAvoidance,
+  kSingularityAvoidance,
+  kSingularityRobustness,
+  kDither,
+  kProximity,
+  kManipulability,
+};
+
+// Lower-case names for operators: "running", "operator stop", "force control".
+const char* to_string(SiteState state);
+const char* to_string(BreachCause cause);
+const char* to_string(Behaviour behaviour);
+
+struct Breach {
+  BreachCause cause = BreachCause::kNone;
+  std::string description;  // the remote site's text, with value, bound and units
+  double value = 0.0;
+  double bound = 0.0;
+  double time = 0.0;  // [s] task time
+  int joint = -1;     // -1 unless the cause is per joint
+  explicit operator bool() const { return cause != BreachCause::kNone; }
+  friend bool operator==(const Breach&, const Breach&) = default;
+};
+
+struct TeleoperationCounters {
+  std::uint64_t applied = 0;     // increments applied
+  std::uint64_t lost = 0;        // gaps in the sequence
+  std::uint64_t duplicates = 0;  // repeated or out-of-order increments, dropped
+  std::uint64_t last_sequence = 0;
+  friend bool operator==(const TeleoperationCounters&, const TeleoperationCounters&) = default;
+};
+
+struct LoopTiming {
+  double period = 0.0;  // [s]
+  std::uint64_t cycles = 0;
+  std::uint64_t overruns = 0;
+  double compute_time = 0.0;    // [s] the reported cycle: read → command → arm advanced
+  double wakeup_latency = 0.0;  // [s] that cycle's lateness against its deadline
+  friend bool operator==(const LoopTiming&, const LoopTiming&) = default;
+};
+
+struct SiteStatus {
+  std::string site;      // the remote site's name
+  std::string arm;       // arm model name
+  std::string arm_link;  // "embedded simulation" or the driver's endpoint
+  SiteState state = SiteState::kUnspecified;
+  std::uint64_t task_id = 0;  // of the running (or last) task
+  std::string task_name;
+  Breach breach;           // latched while stopping or stopped
+  std::string controller;  // operator holding the control lease; empty when free
+  TeleoperationCounters teleoperation;
+  LoopTiming timing;
+  bool has_measured_joints = false;                   // false when the site sent none
+  JointVector measured_joints = JointVector::Zero();  // [rad]
+  std::string last_reset;                             // outcome of the last reset
+  friend bool operator==(const SiteStatus&, const SiteStatus&) = default;
+};
+
+// A task parameter set stored on the remote site.
+struct TaskSummary {
+  std::string name;
+  std::uint64_t revision = 0;         // increments on every replace
+  double period = 0.0;                // [s] control period
+  std::vector<Behaviour> behaviours;  // enabled
+  friend bool operator==(const TaskSummary&, const TaskSummary&) = default;
+};
+
+struct UploadResult {
+  std::string name;
+  std::uint64_t revision = 0;
+};
+
+struct ResetResult {
+  bool accepted = false;
+  std::string message;  // why a reset was refused
+};
+
+// One control cycle as streamed by the remote site.
+struct TelemetrySample {
+  std::uint64_t cycle = 0;
+  double arm_time = 0.0;   // [s] the arm's clock
+  double task_time = 0.0;  // [s] since the task started
+  SiteState state = SiteState::kUnspecified;
+  std::uint64_t task_id = 0;
+  std::string task_name;
+  JointVector commanded_joints = JointVector::Zero();  // [rad]
+  JointVector measured_joints = JointVector::Zero();   // [rad]
+  Vector3 motion_position = Vector3::Zero();           // commanded MOTION origin in BASE [m]
+  double arm_angle = 0.0;                              // commanded ψ [rad]
+  MotionVector error = MotionVector::Zero();           // x_c − x_r
+  MotionVector velocity = MotionVector::Zero();        // ẋ_c
+  MotionVector force = MotionVector::Zero();           // ΣF of the behaviours
+  Vector6 wrench = Vector6::Zero();                    // F_a [N, N·m]
+  Vector6 wrench_error = Vector6::Zero();              // F_r − F_a
+  double joint_weight = 0.0;                           // W_v from singularity robustness
+  std::vector<Behaviour> behaviours;
+  Breach breach;
+  LoopTiming timing;
+  TeleoperationCounters teleoperation;
+  std::vector<double> aux;  // arm-specific observations (door angle [rad] in aux[0])
+  friend bool operator==(const TelemetrySample&, const TelemetrySample&) = default;
+};
+
+}  // namespace tether::local

@@ -1,0 +1,738 @@
+#include "tether/local/console/cli.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <stdexcept>
+#include <thread>
+
+#include "tether/common/kinematics.h"
+#include "tether/common/task/validation.h"
+#include "tether/common/urdf_loader.h"
+#include "tether/local/console/preview.h"
+#include "tether/local/console/recording.h"
+#include "tether/local/link/remote_site_client.h"
+#include "tether/proto/convert.h"
+#include "tether/proto/task_io.h"
+
+namespace tether::local::console {
+namespace {
+
+constexpr double kRadToDeg = 180.0 / M_PI;
+
+class UsageError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// A task that failed to load or validate, already reported to the operator.
+struct InvalidTask {};
+
+constexpr const char* kGlobalHelp = R"(global options (before or after the command):
+  --remote HOST:PORT   remote site (default: $TETHER_REMOTE, else the address saved by
+                       `tether connect`, else 127.0.0.1:50051)
+  --operator NAME      operator name sent with every call (default: $USER@hostname)
+  --timeout T          deadline of each remote call, e.g. 5s, 500ms (default 5s)
+  -h, --help           this help; `tether COMMAND --help` for one command
+)";
+
+constexpr const char* kExitHelp = R"(exit status:
+  0  ok
+  1  runtime or remote error
+  2  usage error
+  3  the remote refused (FAILED_PRECONDITION, NOT_FOUND, ALREADY_EXISTS)
+  4  invalid task (local validation or the remote's INVALID_ARGUMENT)
+  5  the preview predicts a bound breach
+  6  could not reach the remote (UNAVAILABLE, DEADLINE_EXCEEDED)
+)";
+
+struct Globals {
+  std::string remote;
+  std::string operator_name;
+  std::chrono::milliseconds timeout{5000};
+};
+
+struct Parsed {
+  std::map<std::string, std::string> options;  // --name -> value ("" for flags)
+  std::vector<std::string> positional;
+  bool has(const std::string& name) const { return options.count(name) != 0; }
+  std::string get(const std::string& name, const std::string& fallback = "") const {
+    const auto it = options.find(name);
+    return it == options.end() ? fallback : it->second;
+  }
+};
+
+struct Context {
+  Globals globals;
+  Parsed args;
+  std::ostream& out;
+  std::ostream& err;
+};
+
+struct Option {
+  const char* name;  // with the leading "--"
+  bool takes_value;
+};
+
+struct Command {
+  const char* name;
+  const char* synopsis;  // after "tether "
+  const char* help;      // description and options
+  std::vector<Option> options;
+  std::size_t min_positional, max_positional;
+  std::function<int(Context&)> run;
+};
+
+// ---- value parsing ----
+
+double parse_seconds(const std::string& option, const std::string& text) {
+  std::size_t used = 0;
+  double value = 0.0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    throw UsageError(option + " '" + text + "': expected a time such as 3, 3s or 500ms");
+  }
+  const std::string unit = text.substr(used);
+  if (unit == "ms")
+    value *= 1e-3;
+  else if (!unit.empty() && unit != "s") {
+    throw UsageError(option + " '" + text + "': the unit must be s or ms");
+  }
+  if (!(value > 0.0) || !std::isfinite(value)) {
+    throw UsageError(option + " '" + text + "': must be > 0");
+  }
+  return value;
+}
+
+std::uint32_t parse_count(const std::string& option, const std::string& text) {
+  std::size_t used = 0;
+  long value = 0;
+  try {
+    value = std::stol(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || value < 1 || value > 1000000) {
+    throw UsageError(option + " '" + text + "': expected a whole number in [1, 1000000]");
+  }
+  return static_cast<std::uint32_t>(value);
+}
+
+// ---- configuration ----
+
+std::string remote_from_environment() {
+  if (const char* env = std::getenv("TETHER_REMOTE"); env != nullptr && *env != '\0') return env;
+  if (auto saved = load_saved_remote()) return *saved;
+  return kDefaultRemote;
+}
+
+void save_remote(const std::string& address) {
+  const std::filesystem::path path = saved_remote_path();
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream out(path);
+  out << address << '\n';
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+// ---- shared output ----
+
+void print_issues(std::ostream& err, const std::string& origin, const TaskValidationError& e) {
+  const auto& issues = e.issues();
+  err << "tether: " << origin << ": task is invalid (" << issues.size()
+      << (issues.size() == 1 ? " problem" : " problems") << "):\n";
+  for (const auto& issue : issues) err << "  " << issue.message << '\n';
+}
+
+void print_indented(std::ostream& os, const std::string& text) {
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = text.find('\n', start);
+    const std::string line = text.substr(start, end == std::string::npos ? end : end - start);
+    if (!line.empty()) os << "  " << line << '\n';
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+}
+
+std::string behaviour_list(const std::vector<Behaviour>& behaviours) {
+  std::string out;
+  for (Behaviour b : behaviours) out += (out.empty() ? "" : ", ") + std::string(to_string(b));
+  return out.empty() ? "-" : out;
+}
+
+ArmModel load_arm(const std::string& name) {
+  if (name == "iiwa7") return load_default_arm();
+  if (name == "panda") return load_panda_arm();
+  throw UsageError("--arm '" + name + "': expected iiwa7 or panda");
+}
+
+void check_scene(const std::string& scene) {
+  for (const char* s : {"free", "door", "wall", "obstacles", "proximity"}) {
+    if (scene == s) return;
+  }
+  throw UsageError("--scene '" + scene + "': expected free, door, wall, obstacles or proximity");
+}
+
+// Loads and validates a task file; problems are reported to `err` and end in InvalidTask.
+TaskParameters load_valid_task(const std::string& path, const std::string& arm_name,
+                               std::ostream& err) {
+  TaskParameters task;
+  try {
+    task = proto::load_task_file(path);
+  } catch (const proto::ConversionError& e) {
+    err << "tether: " << e.what() << '\n';
+    throw InvalidTask{};
+  }
+  try {
+    require_valid_task(task, KinematicModel(load_arm(arm_name)));
+  } catch (const TaskValidationError& e) {
+    print_issues(err, path, e);
+    throw InvalidTask{};
+  }
+  return task;
+}
+
+PreviewOptions preview_options(const Parsed& args) {
+  PreviewOptions options;
+  options.arm = args.get("--arm", "iiwa7");
+  options.scene = args.get("--scene", "free");
+  check_scene(options.scene);
+  if (args.has("--duration"))
+    options.duration = parse_seconds("--duration", args.get("--duration"));
+  return options;
+}
+
+RemoteSiteClient client(const Context& c) {
+  return RemoteSiteClient(c.globals.remote, {c.globals.operator_name, c.globals.timeout});
+}
+
+// ---- commands ----
+
+int cmd_connect(Context& c) {
+  c.globals.remote = c.args.positional[0];
+  const SiteStatus s = client(c).status();
+  save_remote(c.globals.remote);
+  c.out << "connected to site '" << s.site << "' at " << c.globals.remote << ": arm " << s.arm
+        << " (" << s.arm_link << "), " << to_string(s.state) << '\n'
+        << "saved as the default remote in " << saved_remote_path() << '\n';
+  return kExitOk;
+}
+
+int cmd_status(Context& c) {
+  const SiteStatus s = client(c).status();
+  char line[256];
+  c.out << "remote       " << c.globals.remote << " (site '" << s.site << "')\n";
+  c.out << "arm          " << s.arm << " (" << s.arm_link << ")\n";
+  c.out << "state        " << to_string(s.state) << '\n';
+  c.out << "task         " << (s.task_name.empty() ? std::string("-") : "'" + s.task_name + "'")
+        << " (id " << s.task_id << ")\n";
+  c.out << "breach       " << (s.breach ? to_string(s.breach.cause) : "none");
+  if (s.breach && !s.breach.description.empty()) c.out << ": " << s.breach.description;
+  c.out << '\n';
+  c.out << "controller   " << (s.controller.empty() ? "free" : s.controller) << '\n';
+  std::snprintf(line, sizeof line,
+                "loop         period %.3f ms, %llu cycles, %llu overruns, compute %.1f us, "
+                "wake-up latency %.1f us\n",
+                s.timing.period * 1e3, static_cast<unsigned long long>(s.timing.cycles),
+                static_cast<unsigned long long>(s.timing.overruns), s.timing.compute_time * 1e6,
+                s.timing.wakeup_latency * 1e6);
+  c.out << line;
+  std::snprintf(line, sizeof line,
+                "teleop       %llu applied, %llu lost, %llu duplicates, last sequence %llu\n",
+                static_cast<unsigned long long>(s.teleoperation.applied),
+                static_cast<unsigned long long>(s.teleoperation.lost),
+                static_cast<unsigned long long>(s.teleoperation.duplicates),
+                static_cast<unsigned long long>(s.teleoperation.last_sequence));
+  c.out << line;
+  if (s.has_measured_joints) {
+    c.out << "joints [deg]";
+    for (int i = 0; i < kArmDof; ++i) {
+      std::snprintf(line, sizeof line, " %.2f", s.measured_joints[i] * kRadToDeg);
+      c.out << line;
+    }
+    c.out << '\n';
+  }
+  if (!s.last_reset.empty()) c.out << "last reset   " << s.last_reset << '\n';
+  return kExitOk;
+}
+
+int cmd_preview(Context& c) {
+  const PreviewOptions options = preview_options(c.args);
+  const TaskParameters task = load_valid_task(c.args.positional[0], options.arm, c.err);
+  const PreviewReport report = preview_task(task, options);
+  c.out << format_preview(report);
+  return report.breach ? kExitBreachPredicted : kExitOk;
+}
+
+int cmd_upload(Context& c) {
+  const std::string& path = c.args.positional[0];
+  const PreviewOptions options = preview_options(c.args);
+  TaskParameters task = load_valid_task(path, options.arm, c.err);
+  std::string name = c.args.get("--name", task.name);
+  if (name.empty()) name = std::filesystem::path(path).stem().string();
+  if (task.name.empty()) task.name = name;
+  if (!c.args.has("--no-preview")) {
+    const PreviewReport report = preview_task(task, options);
+    c.out << format_preview(report);
+    if (report.breach && !c.args.has("--force")) {
+      c.err << "tether: not uploading '" << name
+            << "': the preview predicts a bound breach (--force uploads anyway, --no-preview "
+               "skips the preview)\n";
+      return kExitBreachPredicted;
+    }
+  }
+  const UploadResult result = client(c).upload(name, task, c.args.has("--replace"));
+  c.out << "uploaded '" << result.name << "' (revision " << result.revision << ") to "
+        << c.globals.remote << '\n';
+  return kExitOk;
+}
+
+int cmd_list(Context& c) {
+  const std::vector<TaskSummary> tasks = client(c).list();
+  if (tasks.empty()) {
+    c.out << "no tasks stored on " << c.globals.remote << '\n';
+    return kExitOk;
+  }
+  char line[512];
+  std::snprintf(line, sizeof line, "%-24s %8s %10s  %s\n", "NAME", "REVISION", "PERIOD",
+                "BEHAVIOURS");
+  c.out << line;
+  for (const auto& t : tasks) {
+    std::snprintf(line, sizeof line, "%-24s %8llu %7.3f ms  %s\n", t.name.c_str(),
+                  static_cast<unsigned long long>(t.revision), t.period * 1e3,
+                  behaviour_list(t.behaviours).c_str());
+    c.out << line;
+  }
+  return kExitOk;
+}
+
+int cmd_show(Context& c) {
+  const auto [summary, task] = client(c).get(c.args.positional[0]);
+  c.out << "# task '" << summary.name << "' revision " << summary.revision << " on "
+        << c.globals.remote << "; behaviours: " << behaviour_list(summary.behaviours) << '\n';
+  c.out << (c.args.has("--json") ? proto::to_json(task) : proto::to_text(task));
+  return kExitOk;
+}
+
+int cmd_delete(Context& c) {
+  client(c).remove(c.args.positional[0]);
+  c.out << "deleted '" << c.args.positional[0] << "' from " << c.globals.remote << '\n';
+  return kExitOk;
+}
+
+int cmd_start(Context& c) {
+  RemoteSiteClient site = client(c);
+  const std::uint64_t id = site.start(c.args.positional[0]);
+  c.out << "started '" << c.args.positional[0] << "' as task " << id << '\n';
+  if (!c.args.has("--wait-seconds")) return kExitOk;
+  const double wait = parse_seconds("--wait-seconds", c.args.get("--wait-seconds"));
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait);
+  SiteStatus s = site.status();
+  while (std::chrono::steady_clock::now() < end && s.task_id == id &&
+         s.state == SiteState::kRunning) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    s = site.status();
+  }
+  char line[128];
+  std::snprintf(line, sizeof line, "after %.3g s: ", wait);
+  c.out << line << to_string(s.state) << " (task " << s.task_id << " '" << s.task_name << "')";
+  if (s.breach) {
+    c.out << ", stopped by " << to_string(s.breach.cause);
+    if (!s.breach.description.empty()) c.out << ": " << s.breach.description;
+    c.out << '\n';
+    return kExitError;
+  }
+  c.out << '\n';
+  return kExitOk;
+}
+
+int cmd_stop(Context& c) {
+  const SiteState state = client(c).stop();
+  c.out << "stop requested; the arm is " << to_string(state) << " (latched until `tether reset`)\n";
+  return kExitOk;
+}
+
+int cmd_reset(Context& c) {
+  const ResetResult result = client(c).reset();
+  if (!result.accepted) {
+    c.err << "tether: reset refused: " << result.message << '\n';
+    return kExitRefused;
+  }
+  c.out << "reset accepted" << (result.message.empty() ? "" : ": " + result.message) << '\n';
+  return kExitOk;
+}
+
+int cmd_set(Context& c) {
+  const std::uint64_t id = client(c).set_parameter(c.args.positional[0], c.args.positional[1]);
+  c.out << "task " << id << ": " << c.args.positional[0] << " = " << c.args.positional[1] << '\n';
+  return kExitOk;
+}
+
+int cmd_record(Context& c) {
+  const std::string& path = c.args.positional[0];
+  const double duration =
+      c.args.has("--duration") ? parse_seconds("--duration", c.args.get("--duration")) : 10.0;
+  const std::uint32_t decimation =
+      c.args.has("--decimation") ? parse_count("--decimation", c.args.get("--decimation")) : 10;
+  std::ofstream file(path);
+  if (!file) throw std::runtime_error("cannot write " + path);
+  RemoteSiteClient site = client(c);
+  TelemetrySubscription stream = site.subscribe_telemetry(decimation);
+  RecordingWriter writer(file);
+  TelemetrySample sample;
+  const auto start = std::chrono::steady_clock::now();
+  const auto end = start + std::chrono::duration<double>(duration);
+  // A site that never sends anything is as unreachable as one that refuses the connection.
+  const auto first_sample_deadline = start + c.globals.timeout;
+  for (;;) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= end) break;
+    if (writer.rows() == 0 && now >= first_sample_deadline) {
+      throw RemoteError("StreamTelemetry", c.globals.remote, RemoteCode::kDeadlineExceeded,
+                        "no telemetry within the call timeout");
+    }
+    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(end - now) +
+                      std::chrono::milliseconds(1);
+    const auto result = stream.next(sample, std::min(wait, std::chrono::milliseconds(200)));
+    if (result == TelemetrySubscription::Next::kEnded) break;
+    if (result == TelemetrySubscription::Next::kSample) writer.write(sample);
+  }
+  stream.cancel();
+  file.flush();
+  if (!file) throw std::runtime_error("error writing " + path);
+  c.out << "recorded " << writer.rows() << " samples (every " << decimation << ". cycle) to "
+        << path;
+  if (stream.dropped() > 0) c.out << "; " << stream.dropped() << " dropped";
+  c.out << '\n';
+  return writer.rows() > 0 ? kExitOk : kExitError;
+}
+
+int cmd_plot(Context& c) {
+  const Recording recording = read_recording(c.args.positional[0]);
+  std::string tasks;
+  for (const auto& name : recording.text("task")) {
+    if (!name.empty() && tasks.find("'" + name + "'") == std::string::npos) {
+      tasks += (tasks.empty() ? "" : ", ") + ("'" + name + "'");
+    }
+  }
+  const std::string title = c.args.get(
+      "--title", "tether: " + (tasks.empty() ? std::string("recording") : tasks) + " (" +
+                     std::filesystem::path(c.args.positional[0]).filename().string() + ")");
+  plot_recording(recording, title, c.args.positional[1]);
+  c.out << "plotted " << recording.rows << " samples to " << c.args.positional[1] << '\n';
+  return kExitOk;
+}
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> table = {
+      {"connect",
+       "connect HOST:PORT",
+       "Checks that the remote site answers (GetStatus) and saves HOST:PORT as the default\n"
+       "remote in $XDG_CONFIG_HOME/tether/remote (~/.config/tether/remote).\n",
+       {},
+       1,
+       1,
+       cmd_connect},
+      {"status",
+       "status",
+       "Prints the remote site's state: executor state, task, latched breach, the operator\n"
+       "holding control, loop timing, teleoperation counters, measured joints, last reset.\n",
+       {},
+       0,
+       0,
+       cmd_status},
+      {"upload",
+       "upload FILE [--name N] [--replace] [--no-preview] [--force] [--arm A] [--scene S] "
+       "[--duration T]",
+       "Loads a task file (.textproto/.txtpb/.pbtxt or .json), validates it locally against\n"
+       "the arm, previews it on the local simulated arm (see `tether preview`) and stores it\n"
+       "on the remote site. Every problem is printed with its field, value and allowed range.\n"
+       "  --name N       name on the remote site (default: the task's name, else the file's)\n"
+       "  --replace      overwrite a stored task of the same name\n"
+       "  --no-preview   skip the local preview\n"
+       "  --force        upload even if the preview predicts a bound breach\n"
+       "  --arm A        arm to validate and preview against: iiwa7 (default) or panda\n"
+       "  --scene S      preview scene: free (default), door, wall, obstacles, proximity\n"
+       "  --duration T   preview duration (default: last waypoint + 1 s, else 5 s)\n",
+       {{"--name", true},
+        {"--replace", false},
+        {"--no-preview", false},
+        {"--force", false},
+        {"--arm", true},
+        {"--scene", true},
+        {"--duration", true}},
+       1,
+       1,
+       cmd_upload},
+      {"list", "list", "Lists the tasks stored on the remote site.\n", {}, 0, 0, cmd_list},
+      {"show",
+       "show NAME [--json]",
+       "Prints a stored task in protobuf text format (or JSON with --json).\n",
+       {{"--json", false}},
+       1,
+       1,
+       cmd_show},
+      {"delete", "delete NAME", "Deletes a stored task.\n", {}, 1, 1, cmd_delete},
+      {"start",
+       "start NAME [--wait-seconds T]",
+       "Starts a stored task from the arm's current pose.\n"
+       "  --wait-seconds T   then watch it for T seconds and print the outcome; exit 1 if a\n"
+       "                     bound breach stopped it\n",
+       {{"--wait-seconds", true}},
+       1,
+       1,
+       cmd_start},
+      {"stop",
+       "stop",
+       "Controlled stop of whatever runs, latched until `tether reset` (any operator may stop).\n",
+       {},
+       0,
+       0,
+       cmd_stop},
+      {"reset",
+       "reset",
+       "Clears a latched stop; the remote refuses while the breach persists (exit 3).\n",
+       {},
+       0,
+       0,
+       cmd_reset},
+      {"set",
+       "set PATH VALUE",
+       "Changes one parameter of the running task without restarting it. PATH is dot-separated\n"
+       "in tether.v1.TaskParameters, VALUE in protobuf text format, e.g.\n"
+       "  tether set force_control.reference_wrench.torque.x 12\n"
+       "  tether set impedance.damping 'translation { x: 350 y: 350 z: 350 }'\n",
+       {},
+       2,
+       2,
+       cmd_set},
+      {"record",
+       "record FILE [--duration T] [--decimation N]",
+       "Writes the telemetry stream to FILE as CSV with a header row (columns: time_s,\n"
+       "arm_time_s, task_time_s, cycle, state, task_id, task, aux0..aux3 (door angle [rad] in\n"
+       "aux0), force_n, torque_nm, fx..tz, x, y, z, arm_angle_rad, error0..error6, q1..q7,\n"
+       "measured_q1..measured_q7, breach, overruns, compute_s; local_site/README.md).\n"
+       "  --duration T     how long to record (default 10s)\n"
+       "  --decimation N   every N-th control cycle (default 10)\n",
+       {{"--duration", true}, {"--decimation", true}},
+       1,
+       1,
+       cmd_record},
+      {"plot",
+       "plot FILE.csv OUT.png [--title TEXT]",
+       "Plots a recording: door angle (aux0) when present, force and torque magnitude and the\n"
+       "measured joint positions against time, as PNG. Needs no remote.\n",
+       {{"--title", true}},
+       2,
+       2,
+       cmd_plot},
+      {"preview",
+       "preview FILE [--arm A] [--scene S] [--duration T]",
+       "Dry run: runs the task on a local MuJoCo-simulated arm with the remote site's executor\n"
+       "code, as fast as possible, and reports the first predicted bound breach (or none), the\n"
+       "peak force and torque, the largest x_c - x_r and the smallest joint-limit margin.\n"
+       "Teleoperation runs with the hand controller held still. Needs no remote; exit 5 when\n"
+       "a breach is predicted.\n"
+       "  --arm A        iiwa7 (default) or panda\n"
+       "  --scene S      free (default), door, wall, obstacles, proximity\n"
+       "  --duration T   task time to simulate (default: last waypoint + 1 s, else 5 s)\n",
+       {{"--arm", true}, {"--scene", true}, {"--duration", true}},
+       1,
+       1,
+       cmd_preview},
+  };
+  return table;
+}
+
+const Command* find_command(const std::string& name) {
+  for (const auto& command : commands()) {
+    if (name == command.name) return &command;
+  }
+  return nullptr;
+}
+
+std::string main_help() {
+  std::string text =
+      "usage: tether [global options] COMMAND [options] [arguments]\n\n"
+      "The operator console of a tether remote site.\n\ncommands:\n";
+  for (const auto& command : commands()) text += "  tether " + std::string(command.synopsis) + "\n";
+  text += "\n";
+  text += kGlobalHelp;
+  text += "\n";
+  text += kExitHelp;
+  return text;
+}
+
+std::string command_help(const Command& command) {
+  return "usage: tether [global options] " + std::string(command.synopsis) + "\n\n" + command.help +
+         "\n" + kGlobalHelp + "\n" + kExitHelp;
+}
+
+// Splits "--name=value"; returns whether the option takes a value via `takes_value`.
+int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  Globals globals;
+  std::optional<std::string> remote, timeout;
+  std::string command_name;
+  const Command* command = nullptr;
+  Parsed parsed;
+  bool help = false;
+  bool options_done = false;
+
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    if (options_done || arg.size() < 2 || arg[0] != '-' || arg == "-") {
+      if (command == nullptr) {
+        command_name = arg;
+        command = find_command(arg);
+        if (command == nullptr) {
+          if (arg == "help") {
+            help = true;
+            continue;
+          }
+          throw UsageError("unknown command '" + arg + "'");
+        }
+      } else {
+        parsed.positional.push_back(arg);
+      }
+      continue;
+    }
+    if (arg == "--") {
+      options_done = true;
+      continue;
+    }
+    if (arg == "-h" || arg == "--help") {
+      help = true;
+      continue;
+    }
+    std::optional<std::string> inline_value;
+    if (const auto eq = arg.find('='); eq != std::string::npos) {
+      inline_value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+    }
+    auto value = [&]() -> std::string {
+      if (inline_value) return *inline_value;
+      if (i + 1 >= args.size()) throw UsageError(arg + " needs a value");
+      return args[++i];
+    };
+    if (arg == "--remote") {
+      remote = value();
+    } else if (arg == "--operator") {
+      globals.operator_name = value();
+      if (globals.operator_name.empty()) throw UsageError("--operator must not be empty");
+    } else if (arg == "--timeout") {
+      timeout = value();
+    } else {
+      const Option* option = nullptr;
+      if (command != nullptr) {
+        for (const auto& o : command->options) {
+          if (arg == o.name) option = &o;
+        }
+      }
+      if (option == nullptr) {
+        throw UsageError("unknown option '" + arg + "'" +
+                         (command != nullptr ? " for `tether " + command_name + "`" : ""));
+      }
+      if (option->takes_value) {
+        parsed.options[arg] = value();
+      } else {
+        if (inline_value) throw UsageError(arg + " takes no value");
+        parsed.options[arg] = "";
+      }
+    }
+  }
+
+  if (help) {
+    // `tether help upload` and `tether upload --help` both show the command's help.
+    const Command* target = command;
+    if (target == nullptr && !parsed.positional.empty())
+      target = find_command(parsed.positional[0]);
+    out << (target != nullptr ? command_help(*target) : main_help());
+    return kExitOk;
+  }
+  if (command == nullptr) throw UsageError("no command given");
+  if (parsed.positional.size() < command->min_positional ||
+      parsed.positional.size() > command->max_positional) {
+    throw UsageError("`tether " + command_name + "` takes " +
+                     (command->min_positional == command->max_positional
+                          ? std::to_string(command->min_positional)
+                          : std::to_string(command->min_positional) + " to " +
+                                std::to_string(command->max_positional)) +
+                     " argument(s), got " + std::to_string(parsed.positional.size()) +
+                     "\nusage: tether " + command->synopsis);
+  }
+  globals.remote = remote ? *remote : remote_from_environment();
+  if (globals.remote.empty()) throw UsageError("--remote must not be empty");
+  if (timeout) {
+    globals.timeout =
+        std::chrono::milliseconds(std::llround(parse_seconds("--timeout", *timeout) * 1e3));
+  }
+  Context context{globals, parsed, out, err};
+  return command->run(context);
+}
+
+}  // namespace
+
+std::string saved_remote_path() {
+  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg != nullptr && *xdg != '\0') {
+    return (std::filesystem::path(xdg) / "tether" / "remote").string();
+  }
+  const char* home = std::getenv("HOME");
+  return (std::filesystem::path(home != nullptr ? home : ".") / ".config" / "tether" / "remote")
+      .string();
+}
+
+std::optional<std::string> load_saved_remote() {
+  std::ifstream in(saved_remote_path());
+  std::string address;
+  if (!in || !std::getline(in, address) || address.empty()) return std::nullopt;
+  return address;
+}
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  try {
+    return dispatch(args, out, err);
+  } catch (const UsageError& e) {
+    err << "tether: " << e.what() << "\n(`tether --help` lists the commands and options)\n";
+    return kExitUsage;
+  } catch (const InvalidTask&) {
+    return kExitInvalidTask;
+  } catch (const RemoteError& e) {
+    switch (e.code()) {
+      case RemoteCode::kUnavailable:
+      case RemoteCode::kDeadlineExceeded:
+        err << "tether: cannot reach the remote site (" << e.what() << ")\n";
+        return kExitUnreachable;
+      case RemoteCode::kInvalidArgument:
+        err << "tether: the remote site refused the request as invalid (" << e.code_name()
+            << "):\n";
+        print_indented(err, e.message());
+        return kExitInvalidTask;
+      case RemoteCode::kFailedPrecondition:
+      case RemoteCode::kNotFound:
+      case RemoteCode::kAlreadyExists:
+        err << "tether: the remote site refused: " << e.code_name() << ": " << e.message() << '\n';
+        return kExitRefused;
+      default:
+        err << "tether: " << e.what() << '\n';
+        return kExitError;
+    }
+  } catch (const TaskValidationError& e) {
+    print_issues(err, "task", e);
+    return kExitInvalidTask;
+  } catch (const proto::ConversionError& e) {
+    err << "tether: " << e.what() << '\n';
+    return kExitInvalidTask;
+  } catch (const std::exception& e) {
+    err << "tether: " << e.what() << '\n';
+    return kExitError;
+  }
+}
+
+}  // namespace tether::local::console

@@ -1,0 +1,317 @@
+#include "tether/local/link/remote_site_client.h"
+
+#include <grpcpp/grpcpp.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "link/wire.h"
+#include "tether/proto/convert.h"
+#include "tether/proto/task_io.h"
+#include "tether/v1/remote_site.grpc.pb.h"
+
+namespace tether::local {
+
+const char* to_string(RemoteCode code) {
+  switch (code) {
+    case RemoteCode::kOk:
+      return "OK";
+    case RemoteCode::kCancelled:
+      return "CANCELLED";
+    case RemoteCode::kUnknown:
+      return "UNKNOWN";
+    case RemoteCode::kInvalidArgument:
+      return "INVALID_ARGUMENT";
+    case RemoteCode::kDeadlineExceeded:
+      return "DEADLINE_EXCEEDED";
+    case RemoteCode::kNotFound:
+      return "NOT_FOUND";
+    case RemoteCode::kAlreadyExists:
+      return "ALREADY_EXISTS";
+    case RemoteCode::kPermissionDenied:
+      return "PERMISSION_DENIED";
+    case RemoteCode::kResourceExhausted:
+      return "RESOURCE_EXHAUSTED";
+    case RemoteCode::kFailedPrecondition:
+      return "FAILED_PRECONDITION";
+    case RemoteCode::kAborted:
+      return "ABORTED";
+    case RemoteCode::kOutOfRange:
+      return "OUT_OF_RANGE";
+    case RemoteCode::kUnimplemented:
+      return "UNIMPLEMENTED";
+    case RemoteCode::kInternal:
+      return "INTERNAL";
+    case RemoteCode::kUnavailable:
+      return "UNAVAILABLE";
+    case RemoteCode::kDataLoss:
+      return "DATA_LOSS";
+    case RemoteCode::kUnauthenticated:
+      return "UNAUTHENTICATED";
+  }
+  return "UNKNOWN";
+}
+
+RemoteError::RemoteError(const std::string& call, const std::string& address, RemoteCode code,
+                         const std::string& message)
+    : std::runtime_error(call + " on " + address + ": " + to_string(code) + ": " + message),
+      code_(code),
+      message_(message) {}
+
+bool RemoteError::unreachable() const {
+  return code_ == RemoteCode::kUnavailable || code_ == RemoteCode::kDeadlineExceeded;
+}
+
+std::string default_operator_name() {
+  const char* user = std::getenv("USER");
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  return std::string(user != nullptr && *user != '\0' ? user : "operator") + "@" +
+         (host[0] != '\0' ? host : "localhost");
+}
+
+namespace {
+
+constexpr const char* kOperatorKey = "tether-operator";
+
+RemoteError to_error(const char* call, const std::string& address, const grpc::Status& status) {
+  return RemoteError(call, address, static_cast<RemoteCode>(status.error_code()),
+                     status.error_message());
+}
+
+}  // namespace
+
+struct RemoteSiteClient::Impl {
+  std::string address;
+  std::string operator_name;
+  std::chrono::milliseconds deadline;
+  std::shared_ptr<grpc::Channel> channel;
+  std::shared_ptr<v1::RemoteSite::Stub> stub;
+
+  void prepare(grpc::ClientContext& context) const {
+    context.AddMetadata(kOperatorKey, operator_name);
+    context.set_deadline(std::chrono::system_clock::now() + deadline);
+  }
+
+  template <typename Request, typename Reply>
+  Reply call(const char* name,
+             grpc::Status (v1::RemoteSite::Stub::*method)(grpc::ClientContext*, const Request&,
+                                                          Reply*),
+             const Request& request) const {
+    grpc::ClientContext context;
+    prepare(context);
+    Reply reply;
+    const grpc::Status status = ((*stub).*method)(&context, request, &reply);
+    if (!status.ok()) throw to_error(name, address, status);
+    return reply;
+  }
+};
+
+RemoteSiteClient::RemoteSiteClient(std::string address, ClientOptions options)
+    : impl_(std::make_shared<Impl>()) {
+  impl_->address = std::move(address);
+  impl_->operator_name =
+      options.operator_name.empty() ? default_operator_name() : options.operator_name;
+  impl_->deadline = options.deadline;
+  impl_->channel = grpc::CreateChannel(impl_->address, grpc::InsecureChannelCredentials());
+  impl_->stub = v1::RemoteSite::NewStub(impl_->channel);
+}
+
+RemoteSiteClient::~RemoteSiteClient() = default;
+
+const std::string& RemoteSiteClient::address() const { return impl_->address; }
+const std::string& RemoteSiteClient::operator_name() const { return impl_->operator_name; }
+
+SiteStatus RemoteSiteClient::status() {
+  return wire::to_domain(
+      impl_->call("GetStatus", &v1::RemoteSite::Stub::GetStatus, v1::GetStatusRequest{}));
+}
+
+std::string RemoteSiteClient::acquire_control() {
+  return impl_
+      ->call("AcquireControl", &v1::RemoteSite::Stub::AcquireControl, v1::AcquireControlRequest{})
+      .controller();
+}
+
+void RemoteSiteClient::release_control() {
+  impl_->call("ReleaseControl", &v1::RemoteSite::Stub::ReleaseControl, v1::ReleaseControlRequest{});
+}
+
+UploadResult RemoteSiteClient::upload(const std::string& name, const TaskParameters& task,
+                                      bool replace) {
+  v1::UploadTaskRequest request;
+  request.set_name(name);
+  *request.mutable_task() = proto::from_task(task);
+  request.set_replace(replace);
+  const auto reply = impl_->call("UploadTask", &v1::RemoteSite::Stub::UploadTask, request);
+  return {reply.name(), reply.revision()};
+}
+
+std::vector<TaskSummary> RemoteSiteClient::list() {
+  const auto reply =
+      impl_->call("ListTasks", &v1::RemoteSite::Stub::ListTasks, v1::ListTasksRequest{});
+  std::vector<TaskSummary> out;
+  out.reserve(static_cast<std::size_t>(reply.tasks_size()));
+  for (const auto& t : reply.tasks()) out.push_back(wire::to_domain(t));
+  return out;
+}
+
+std::pair<TaskSummary, TaskParameters> RemoteSiteClient::get(const std::string& name) {
+  v1::GetTaskRequest request;
+  request.set_name(name);
+  const auto reply = impl_->call("GetTask", &v1::RemoteSite::Stub::GetTask, request);
+  return {wire::to_domain(reply.summary()), proto::to_task(reply.task())};
+}
+
+void RemoteSiteClient::remove(const std::string& name) {
+  v1::DeleteTaskRequest request;
+  request.set_name(name);
+  impl_->call("DeleteTask", &v1::RemoteSite::Stub::DeleteTask, request);
+}
+
+std::uint64_t RemoteSiteClient::start(const std::string& name) {
+  v1::StartTaskRequest request;
+  request.set_name(name);
+  return impl_->call("StartTask", &v1::RemoteSite::Stub::StartTask, request).task_id();
+}
+
+SiteState RemoteSiteClient::stop() {
+  return wire::to_domain(
+      impl_->call("Stop", &v1::RemoteSite::Stub::Stop, v1::StopRequest{}).state());
+}
+
+ResetResult RemoteSiteClient::reset() {
+  const auto reply = impl_->call("Reset", &v1::RemoteSite::Stub::Reset, v1::ResetRequest{});
+  return {reply.accepted(), reply.message()};
+}
+
+std::uint64_t RemoteSiteClient::update(const TaskParameters& task) {
+  v1::UpdateTaskRequest request;
+  *request.mutable_task() = proto::from_task(task);
+  return impl_->call("UpdateTask", &v1::RemoteSite::Stub::UpdateTask, request).task_id();
+}
+
+std::uint64_t RemoteSiteClient::set_parameter(const std::string& path, const std::string& value) {
+  v1::SetParameterRequest request;
+  request.set_path(path);
+  request.set_value(value);
+  return impl_->call("SetParameter", &v1::RemoteSite::Stub::SetParameter, request).task_id();
+}
+
+// ---- telemetry ----
+
+struct TelemetrySubscription::State {
+  std::string address;
+  std::shared_ptr<v1::RemoteSite::Stub> stub;
+  grpc::ClientContext context;
+  std::thread reader;
+
+  std::mutex mutex;
+  std::condition_variable arrived;
+  std::deque<TelemetrySample> buffer;
+  bool ended = false;
+  bool cancelled = false;
+  std::optional<RemoteError> error;
+  std::uint64_t dropped = 0;
+
+  void read(v1::TelemetryRequest request) {
+    auto stream = stub->StreamTelemetry(&context, request);
+    v1::Telemetry message;
+    std::optional<RemoteError> failure;
+    while (stream->Read(&message)) {
+      TelemetrySample sample;
+      try {
+        sample = wire::to_domain(message);
+      } catch (const std::exception& e) {
+        failure.emplace("StreamTelemetry", address, RemoteCode::kDataLoss, e.what());
+        context.TryCancel();
+        break;
+      }
+      std::lock_guard lock(mutex);
+      if (buffer.size() >= kMaxBuffered) {
+        buffer.pop_front();
+        ++dropped;
+      }
+      buffer.push_back(std::move(sample));
+      arrived.notify_one();
+    }
+    const grpc::Status status = stream->Finish();
+    std::lock_guard lock(mutex);
+    if (failure)
+      error = std::move(failure);
+    else if (!status.ok() && !cancelled)
+      error = to_error("StreamTelemetry", address, status);
+    ended = true;
+    arrived.notify_all();
+  }
+};
+
+TelemetrySubscription::TelemetrySubscription(std::unique_ptr<State> state)
+    : state_(std::move(state)) {}
+TelemetrySubscription::TelemetrySubscription(TelemetrySubscription&&) noexcept = default;
+
+TelemetrySubscription& TelemetrySubscription::operator=(TelemetrySubscription&& other) noexcept {
+  if (this != &other) {
+    cancel();
+    if (state_ && state_->reader.joinable()) state_->reader.join();
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
+
+TelemetrySubscription::~TelemetrySubscription() {
+  if (!state_) return;
+  cancel();
+  if (state_->reader.joinable()) state_->reader.join();
+}
+
+TelemetrySubscription::Next TelemetrySubscription::next(TelemetrySample& sample,
+                                                        std::chrono::milliseconds timeout) {
+  std::unique_lock lock(state_->mutex);
+  state_->arrived.wait_for(lock, timeout,
+                           [this] { return !state_->buffer.empty() || state_->ended; });
+  if (!state_->buffer.empty()) {
+    sample = std::move(state_->buffer.front());
+    state_->buffer.pop_front();
+    return Next::kSample;
+  }
+  if (!state_->ended) return Next::kTimeout;
+  if (state_->error) throw *state_->error;
+  return Next::kEnded;
+}
+
+void TelemetrySubscription::cancel() {
+  if (!state_) return;
+  {
+    std::lock_guard lock(state_->mutex);
+    state_->cancelled = true;
+  }
+  state_->context.TryCancel();
+}
+
+std::uint64_t TelemetrySubscription::dropped() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->dropped;
+}
+
+TelemetrySubscription RemoteSiteClient::subscribe_telemetry(std::uint32_t decimation) {
+  auto state = std::make_unique<TelemetrySubscription::State>();
+  state->address = impl_->address;
+  state->stub = impl_->stub;
+  state->context.AddMetadata(kOperatorKey, impl_->operator_name);
+  v1::TelemetryRequest request;
+  request.set_decimation(decimation);
+  // Opening the stream may wait for the connection: the reader thread does it, so a
+  // cancel() right after subscribing still ends it (ClientContext cancels a call that
+  // starts after TryCancel).
+  TelemetrySubscription::State* raw = state.get();
+  state->reader = std::thread([raw, request] { raw->read(request); });
+  return TelemetrySubscription(std::move(state));
+}
+
+}  // namespace tether::local

@@ -1,0 +1,37 @@
+#pragma once
+
+// tether.v1.RemoteSite messages <-> the ground station's domain types (site_types.h), in
+// both directions so the conversions can be checked by round trips. The only place in
+// local_site where generated types meet domain types; include it from .cc files only.
+//
+// Replies are converted leniently — a site reports what it measured, NaN included — except
+// that a joint vector must have 0 (absent) or 7 values and enums must be known; otherwise
+// proto::ConversionError names the field.
+
+#include "tether/local/link/site_types.h"
+#include "tether/v1/remote_site.pb.h"
+
+namespace tether::local::wire {
+
+SiteState to_domain(v1::ExecutorState state);
+BreachCause to_domain(v1::BreachCause cause);
+Behaviour to_domain(v1::Behaviour behaviour);
+v1::ExecutorState to_wire(SiteState state);
+v1::BreachCause to_wire(BreachCause cause);
+v1::Behaviour to_wire(Behaviour behaviour);
+
+Breach to_domain(const v1::Breach& breach);
+TeleoperationCounters to_domain(const v1::TeleoperationCounters& counters);
+LoopTiming to_domain(const v1::LoopTiming& timing);
+SiteStatus to_domain(const v1::SiteStatus& status);
+TaskSummary to_domain(const v1::TaskSummary& summary);
+TelemetrySample to_domain(const v1::Telemetry& telemetry);
+
+void to_wire(const Breach& breach, v1::Breach* out);
+void to_wire(const TeleoperationCounters& counters, v1::TeleoperationCounters* out);
+void to_wire(const LoopTiming& timing, v1::LoopTiming* out);
+void to_wire(const SiteStatus& status, v1::SiteStatus* out);
+void to_wire(const TaskSummary& summary, v1::TaskSummary* out);
+void to_wire(const TelemetrySample& sample, v1::Telemetry* out);
+
+}  // namespace tether::local::wire

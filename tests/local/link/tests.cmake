@@ -1,0 +1,8 @@
+# Ground-station links to remote sites (local_site/src/link). Included from
+# tests/CMakeLists.txt, so paths are relative to tests/.
+tether_add_test(link_wire_test SOURCES local/link/wire_test.cc LIBS tether::local tether::proto)
+target_include_directories(link_wire_test PRIVATE ${PROJECT_SOURCE_DIR}/local_site/src)
+
+# The client against an in-process RemoteSite service written for the test.
+tether_add_test(remote_site_client_test SOURCES local/link/remote_site_client_test.cc
+                LIBS tether::local tether::proto)
