@@ -1,0 +1,17 @@
+# The operator console (local_site/src/console, local_site/apps). Included from
+# tests/CMakeLists.txt, so paths are relative to tests/.
+tether_add_test(console_preview_test SOURCES local/console/preview_test.cc
+                LIBS tether::local tether::proto)
+target_compile_definitions(console_preview_test PRIVATE
+  TETHER_TASK_DIR="${PROJECT_SOURCE_DIR}/remote_site/tasks"
+  TETHER_CONSOLE_TEST_DIR="${CMAKE_CURRENT_SOURCE_DIR}/local/console")
+
+tether_add_test(console_recording_test SOURCES local/console/recording_test.cc
+                LIBS tether::local)
+
+# Runs the `tether` binary itself: arguments, help and exit codes.
+tether_add_test(console_cli_test SOURCES local/console/cli_test.cc LIBS tether::local)
+add_dependencies(console_cli_test tether)
+target_compile_definitions(console_cli_test PRIVATE
+  TETHER_CONSOLE="$<TARGET_FILE:tether>"
+  TETHER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
