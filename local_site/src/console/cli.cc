@@ -14,7 +14,6 @@
 
 #include "tether/common/kinematics.h"
 #include "tether/common/task/validation.h"
-#include "tether/common/urdf_loader.h"
 #include "tether/local/console/preview.h"
 #include "tether/local/console/recording.h"
 #include "tether/local/link/remote_site_client.h"
@@ -167,17 +166,13 @@ std::string behaviour_list(const std::vector<Behaviour>& behaviours) {
   return out.empty() ? "-" : out;
 }
 
-ArmModel load_arm(const std::string& name) {
-  if (name == "iiwa7") return load_default_arm();
-  if (name == "panda") return load_panda_arm();
-  throw UsageError("--arm '" + name + "': expected iiwa7 or panda");
-}
-
-void check_scene(const std::string& scene) {
-  for (const char* s : {"free", "door", "wall", "obstacles", "proximity"}) {
-    if (scene == s) return;
+// Bad --arm or --scene values are usage errors, found before any work is done.
+ArmModel arm_option(const std::string& name) {
+  try {
+    return load_preview_arm(name);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--") + e.what());
   }
-  throw UsageError("--scene '" + scene + "': expected free, door, wall, obstacles or proximity");
 }
 
 // Loads and validates a task file; problems are reported to `err` and end in InvalidTask.
@@ -191,7 +186,7 @@ TaskParameters load_valid_task(const std::string& path, const std::string& arm_n
     throw InvalidTask{};
   }
   try {
-    require_valid_task(task, KinematicModel(load_arm(arm_name)));
+    require_valid_task(task, KinematicModel(arm_option(arm_name)));
   } catch (const TaskValidationError& e) {
     print_issues(err, path, e);
     throw InvalidTask{};
@@ -203,7 +198,11 @@ PreviewOptions preview_options(const Parsed& args) {
   PreviewOptions options;
   options.arm = args.get("--arm", "iiwa7");
   options.scene = args.get("--scene", "free");
-  check_scene(options.scene);
+  try {
+    check_preview_scene(options.scene);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--") + e.what());
+  }
   if (args.has("--duration"))
     options.duration = parse_seconds("--duration", args.get("--duration"));
   return options;

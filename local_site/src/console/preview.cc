@@ -18,12 +18,6 @@ constexpr double kDefaultDuration = 5.0;  // [s] without a trajectory to follow
 constexpr double kAfterTrajectory = 1.0;  // [s] to settle after the last waypoint
 constexpr double kRadToDeg = 180.0 / M_PI;
 
-ArmModel load_arm(const std::string& name) {
-  if (name == "iiwa7") return load_default_arm();
-  if (name == "panda") return load_panda_arm();
-  throw std::invalid_argument("arm '" + name + "': expected iiwa7 or panda");
-}
-
 remote::SceneKind scene_kind(const std::string& name) {
   if (name == "free") return remote::SceneKind::kFreeSpace;
   if (name == "door") return remote::SceneKind::kDoor;
@@ -42,6 +36,14 @@ std::string format(const char* pattern, double a, double b = 0.0, double c = 0.0
 
 }  // namespace
 
+ArmModel load_preview_arm(const std::string& name) {
+  if (name == "iiwa7") return load_default_arm();
+  if (name == "panda") return load_panda_arm();
+  throw std::invalid_argument("arm '" + name + "': expected iiwa7 or panda");
+}
+
+void check_preview_scene(const std::string& name) { scene_kind(name); }
+
 double natural_duration(const TaskParameters& task) {
   if (task.trajectory.enabled && !task.trajectory.waypoints.empty()) {
     return task.trajectory.waypoints.back().time + kAfterTrajectory;
@@ -57,7 +59,7 @@ bool teleoperation_only(const TaskParameters& task) {
 }
 
 PreviewReport preview_task(const TaskParameters& task, const PreviewOptions& options) {
-  const ArmModel arm_model = load_arm(options.arm);
+  const ArmModel arm_model = load_preview_arm(options.arm);
   const remote::SceneKind scene = scene_kind(options.scene);
   const double duration = options.duration.value_or(natural_duration(task));
   if (!(duration > 0.0) || !std::isfinite(duration)) {

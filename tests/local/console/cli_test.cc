@@ -95,6 +95,9 @@ TEST(ConsoleCli, AnUnknownOptionOrAMissingArgumentIsAUsageError) {
   EXPECT_EQ(r.code, kExitUsage);
   r = tether("");
   EXPECT_EQ(r.code, kExitUsage);
+  r = tether("preview --scene kitchen task.textproto");
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_TRUE(contains(r.output, "--scene 'kitchen': expected free, door")) << r.output;
 }
 
 TEST(ConsoleCli, AnInvalidTaskIsRefusedLocallyNamingTheField) {

@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 
+#include "tether/common/arm_model.h"
 #include "tether/common/task/task_parameters.h"
 
 namespace tether::local {
@@ -58,6 +59,11 @@ struct PreviewReport {
   bool teleoperation_enabled = false;  // previewed with a still hand controller
   bool teleoperation_only = false;     // nothing but teleoperation moves the arm
 };
+
+// The arms and scenes a preview can use. Each throws std::invalid_argument listing the
+// choices for an unknown name.
+ArmModel load_preview_arm(const std::string& name);  // iiwa7 or panda
+void check_preview_scene(const std::string& name);
 
 // Last trajectory waypoint + 1 s with the trajectory enabled, else 5 s.
 double natural_duration(const TaskParameters& task);
