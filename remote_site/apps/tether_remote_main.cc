@@ -15,6 +15,7 @@
 #include "tether/remote/arm/simulated_arm.h"
 #include "tether/remote/loop/task_runner.h"
 #include "tether/remote/report/plot.h"
+#include "tether/remote/server/remote_site_server.h"
 
 namespace {
 
@@ -22,10 +23,24 @@ using namespace tether;
 using namespace tether::remote;
 
 constexpr const char* kUsage = R"(usage: tether-remote --task FILE [options]
+       tether-remote --serve HOST:PORT [options]
 
 Runs a task parameter set (.textproto or .json) on the embedded MuJoCo-simulated arm and
-prints a summary.
+prints a summary; or, with --serve, runs the remote site: the real-time control loop and
+executor behind the tether.v1.RemoteSite gRPC service (plus grpc.health.v1 and server
+reflection), driven by a ground station (tether, tether-ground).
 
+serve mode:
+  --serve HOST:PORT        listen address, e.g. 127.0.0.1:50051 (port 0 picks a free port;
+                           the line "tether-remote: serving on HOST:PORT" is printed)
+  --site NAME              the site's name in status replies (default remote)
+  --task-dir DIR           keep uploaded task sets in DIR as NAME.textproto (default: memory)
+  --lease-timeout T        control lapses after T of silence from its operator (default 5s)
+  --port-file FILE         also write the bound port to FILE
+  --duration T             serve for T, then stop (default: until SIGINT/SIGTERM)
+  --arm, --base, --tool, --scene as below
+
+task mode:
   --task FILE              task parameter set (protobuf text format or JSON)
   --duration T             task time to run, e.g. 10s, 500ms (default 10s)
   --arm NAME|URDF          iiwa7 (default) or panda, or a URDF file (with --base/--tool)
@@ -37,8 +52,8 @@ prints a summary.
   --csv FILE               every cycle's telemetry as CSV
   --plot FILE.png          plots (aux angle, force and torque magnitude vs time)
   --validate               only load and validate the task
-exit status: 0 ok, 1 set-up error (file, task validation), 2 usage, 3 the task was stopped
-by a bound breach
+exit status: 0 ok, 1 set-up error (file, task validation, address in use), 2 usage, 3 the
+task was stopped by a bound breach
 )";
 
 [[noreturn]] void usage_error(const std::string& message) {
@@ -100,6 +115,9 @@ HandControllerScript parse_hand_controller(const std::string& spec) {
 int main(int argc, char** argv) {
   std::string task_path, arm_name = "iiwa7", base, tool, csv, plot, hand;
   double duration = 10.0;
+  bool duration_given = false;
+  std::string serve_address, site = "remote", task_dir, port_file;
+  double lease_timeout = 5.0;
   SceneKind scene = SceneKind::kFreeSpace;
   std::string scene_name = "free";
   Pacing pacing = Pacing::kRealTime;
@@ -111,7 +129,14 @@ int main(int argc, char** argv) {
       return argv[++i];
     };
     if (arg == "--task") task_path = value();
-    else if (arg == "--duration") duration = parse_duration(value());
+    else if (arg == "--duration") {
+      duration = parse_duration(value());
+      duration_given = true;
+    } else if (arg == "--serve") serve_address = value();
+    else if (arg == "--site") site = value();
+    else if (arg == "--task-dir") task_dir = value();
+    else if (arg == "--lease-timeout") lease_timeout = parse_duration(value());
+    else if (arg == "--port-file") port_file = value();
     else if (arg == "--arm") arm_name = value();
     else if (arg == "--base") base = value();
     else if (arg == "--tool") tool = value();
@@ -129,7 +154,10 @@ int main(int argc, char** argv) {
       usage_error("unknown option '" + arg + "'");
     }
   }
-  if (task_path.empty()) usage_error("--task is required");
+  if (task_path.empty() && serve_address.empty()) usage_error("--task or --serve is required");
+  if (!task_path.empty() && !serve_address.empty()) {
+    usage_error("--task and --serve exclude each other: upload tasks to a serving site");
+  }
 
   try {
     ArmModel arm_model;
@@ -140,6 +168,30 @@ int main(int argc, char** argv) {
       if (!base.empty()) options.base_link = base;
       if (!tool.empty()) options.tool_link = tool;
       arm_model = load_arm_from_urdf(arm_name, options);
+    }
+    if (!serve_address.empty()) {
+      SimulationOptions sim_options;
+      sim_options.scene = scene;
+      sim_options.initial_position = default_initial_position(scene, arm_model);
+      SimulatedArm arm(arm_model, sim_options);
+      ServerOptions options;
+      options.address = serve_address;
+      options.site_name = site;
+      options.arm_link = "embedded simulation, scene " + scene_name;
+      options.task_directory = task_dir;
+      options.lease_timeout = lease_timeout;
+      return serve_remote_site(arm, options, duration_given ? duration : 0.0, [&](int port) {
+        const std::string host = serve_address.substr(0, serve_address.rfind(':'));
+        std::printf("tether-remote: serving on %s:%d\n", host.c_str(), port);
+        std::fflush(stdout);
+        if (!port_file.empty()) {
+          std::FILE* f = std::fopen(port_file.c_str(), "w");
+          if (f != nullptr) {
+            std::fprintf(f, "%d\n", port);
+            std::fclose(f);
+          }
+        }
+      });
     }
     const TaskParameters task = proto::load_task_file(task_path);
     require_valid_task(task, KinematicModel(arm_model));

@@ -76,8 +76,8 @@ void Teleoperation::update(const TeleoperationParameters& parameters,
   const Frame motion_T_teleop = context.tool_T_motion.inverse() * tool_T_teleop;
   out.force.head<6>() += transform_wrench(motion_T_teleop, wrench_teleop);
   out.force[6] += parameters.gain[6] * velocity_[6];
-  hc_R_motion_ = teleop_R_hc[static_cast<std::size_t>(last_mode_)].transpose() *
-                 motion_T_teleop.R.transpose();
+  hc_R_motion_ =
+      teleop_R_hc[static_cast<std::size_t>(last_mode_)].transpose() * motion_T_teleop.R.transpose();
 }
 
 }  // namespace tether::remote

@@ -2,14 +2,13 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <spdlog/spdlog.h>
 #include <sys/mman.h>
 #include <time.h>
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
-
-#include <spdlog/spdlog.h>
 
 namespace tether::remote {
 namespace {
@@ -32,8 +31,8 @@ void sleep_until_ns(std::int64_t deadline) {
 
 void LatencyHistogram::add(double seconds) noexcept {
   const double us = seconds * 1e6;
-  const auto bin = static_cast<std::size_t>(
-      std::clamp(us, 0.0, static_cast<double>(bins_.size() - 1)));
+  const auto bin =
+      static_cast<std::size_t>(std::clamp(us, 0.0, static_cast<double>(bins_.size() - 1)));
   ++bins_[bin];
   ++count_;
   max_ = std::max(max_, seconds);
@@ -41,7 +40,8 @@ void LatencyHistogram::add(double seconds) noexcept {
 
 double LatencyHistogram::percentile(double p) const {
   if (count_ == 0) return 0.0;
-  const auto target = static_cast<std::uint64_t>(std::ceil(p / 100.0 * static_cast<double>(count_)));
+  const auto target =
+      static_cast<std::uint64_t>(std::ceil(p / 100.0 * static_cast<double>(count_)));
   std::uint64_t seen = 0;
   for (std::size_t i = 0; i < bins_.size(); ++i) {
     seen += bins_[i];

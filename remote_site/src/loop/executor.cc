@@ -220,6 +220,7 @@ BoundsInput Executor::bounds_input(const ArmState& arm) noexcept {
 
 void Executor::handle_reset(const ArmState& arm) noexcept {
   if (!reset_requested_.exchange(false, std::memory_order_acq_rel)) return;
+  ++resets_handled_;
   if (state_ != ExecutorState::kStopped) {
     last_reset_ = ResetOutcome::kRefusedNotStopped;
     return;
@@ -382,6 +383,7 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
   if (state_ == ExecutorState::kStopped || state_ == ExecutorState::kStopping) {
     handle_reset(arm);
   } else if (reset_requested_.exchange(false, std::memory_order_acq_rel)) {
+    ++resets_handled_;
     last_reset_ = ResetOutcome::kRefusedNotStopped;
   }
 
@@ -423,6 +425,7 @@ void Executor::publish_status() noexcept {
   s.breach = breach_;
   s.last_reset = last_reset_;
   s.reset_refusal = reset_refusal_;
+  s.resets_handled = resets_handled_;
   s.overruns = total_overruns_;
   s.teleoperation = teleoperation_.counters();
   status_snapshot_.store(s);

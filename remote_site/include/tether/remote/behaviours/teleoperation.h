@@ -94,8 +94,7 @@ class Teleoperation {
 Matrix3 teleop_R_hand_controller(const TeleoperationParameters& parameters, TeleopMode mode,
                                  const Matrix3& base_R_teleop, const Matrix3& world_R_base);
 inline Matrix3 teleop_R_hand_controller(const TeleoperationParameters& parameters,
-                                        const Matrix3& base_R_teleop,
-                                        const Matrix3& world_R_base) {
+                                        const Matrix3& base_R_teleop, const Matrix3& world_R_base) {
   return teleop_R_hand_controller(parameters, parameters.mode, base_R_teleop, world_R_base);
 }
 

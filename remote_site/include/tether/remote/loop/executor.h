@@ -93,6 +93,7 @@ struct ExecutorStatus {
   BreachEvent breach;
   ResetOutcome last_reset = ResetOutcome::kPending;
   BreachEvent reset_refusal;  // the breach that still persisted
+  std::uint64_t resets_handled = 0;  // reset requests answered so far
   std::uint64_t overruns = 0;
   TeleoperationCounters teleoperation;
 };
@@ -208,6 +209,7 @@ class Executor {
   SeqLock<ExecutorStatus> status_snapshot_;
   SeqLock<CycleTelemetry> telemetry_snapshot_;
   ResetOutcome last_reset_ = ResetOutcome::kPending;
+  std::uint64_t resets_handled_ = 0;
   BreachEvent reset_refusal_;
 };
 

@@ -1,0 +1,222 @@
+#include "wire.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "tether/proto/convert.h"
+
+namespace tether::remote::server {
+
+v1::ExecutorState to_wire(ExecutorState state) {
+  switch (state) {
+    case ExecutorState::kIdle:
+      return v1::EXECUTOR_STATE_IDLE;
+    case ExecutorState::kRunning:
+      return v1::EXECUTOR_STATE_RUNNING;
+    case ExecutorState::kStopping:
+      return v1::EXECUTOR_STATE_STOPPING;
+    case ExecutorState::kStopped:
+      return v1::EXECUTOR_STATE_STOPPED;
+  }
+  return v1::EXECUTOR_STATE_UNSPECIFIED;
+}
+
+v1::BreachCause to_wire(BreachCause cause) {
+  switch (cause) {
+    case BreachCause::kNone:
+      return v1::BREACH_CAUSE_NONE;
+    case BreachCause::kTranslationDeviation:
+      return v1::BREACH_CAUSE_TRANSLATION_DEVIATION;
+    case BreachCause::kRotationDeviation:
+      return v1::BREACH_CAUSE_ROTATION_DEVIATION;
+    case BreachCause::kArmAngleDeviation:
+      return v1::BREACH_CAUSE_ARM_ANGLE_DEVIATION;
+    case BreachCause::kForce:
+      return v1::BREACH_CAUSE_FORCE;
+    case BreachCause::kTorque:
+      return v1::BREACH_CAUSE_TORQUE;
+    case BreachCause::kProximityTooClose:
+      return v1::BREACH_CAUSE_PROXIMITY_TOO_CLOSE;
+    case BreachCause::kProximityTooFar:
+      return v1::BREACH_CAUSE_PROXIMITY_TOO_FAR;
+    case BreachCause::kJointLimitMargin:
+      return v1::BREACH_CAUSE_JOINT_LIMIT_MARGIN;
+    case BreachCause::kLoopOverrun:
+      return v1::BREACH_CAUSE_LOOP_OVERRUN;
+    case BreachCause::kTeleoperationStalled:
+      return v1::BREACH_CAUSE_TELEOPERATION_STALLED;
+    case BreachCause::kArmFault:
+      return v1::BREACH_CAUSE_ARM_FAULT;
+    case BreachCause::kResolverSingular:
+      return v1::BREACH_CAUSE_RESOLVER_SINGULAR;
+    case BreachCause::kNonFinite:
+      return v1::BREACH_CAUSE_NON_FINITE;
+    case BreachCause::kOperatorStop:
+      return v1::BREACH_CAUSE_OPERATOR_STOP;
+    case BreachCause::kDeadmanReleased:
+      return v1::BREACH_CAUSE_DEADMAN_RELEASED;
+    case BreachCause::kGroundLinkLost:
+      return v1::BREACH_CAUSE_GROUND_LINK_LOST;
+  }
+  return v1::BREACH_CAUSE_NONE;
+}
+
+v1::TeleopMode to_wire(TeleopMode mode) {
+  switch (mode) {
+    case TeleopMode::kTool:
+      return v1::TELEOP_MODE_TOOL;
+    case TeleopMode::kWorld:
+      return v1::TELEOP_MODE_WORLD;
+    case TeleopMode::kCamera:
+      return v1::TELEOP_MODE_CAMERA;
+  }
+  return v1::TELEOP_MODE_UNSPECIFIED;
+}
+
+void to_wire(const BreachEvent& event, v1::Breach* out) {
+  out->set_cause(to_wire(event.cause));
+  out->set_description(describe(event));
+  out->set_value(event.value);
+  out->set_bound(event.bound);
+  out->set_time_s(event.time);
+  out->set_joint(event.index);
+}
+
+void to_wire(const TeleoperationCounters& counters, std::uint64_t sequence_base,
+             v1::TeleoperationCounters* out) {
+  out->set_applied(counters.applied);
+  out->set_lost(counters.lost);
+  out->set_duplicates(counters.duplicates);
+  out->set_last_sequence(
+      counters.last_sequence > sequence_base ? counters.last_sequence - sequence_base : 0);
+}
+
+std::vector<v1::Behaviour> enabled_behaviours(const TaskParameters& t) {
+  std::vector<v1::Behaviour> b;
+  if (t.trajectory.enabled) b.push_back(v1::BEHAVIOUR_TRAJECTORY);
+  if (t.spring_trajectory.enabled) b.push_back(v1::BEHAVIOUR_SPRING_TRAJECTORY);
+  if (t.teleoperation.enabled) b.push_back(v1::BEHAVIOUR_TELEOPERATION);
+  if (t.force_control.enabled) b.push_back(v1::BEHAVIOUR_FORCE_CONTROL);
+  if (t.joint_limit_avoidance.enabled) b.push_back(v1::BEHAVIOUR_JOINT_LIMIT_AVOIDANCE);
+  if (t.singularity_avoidance.enabled) b.push_back(v1::BEHAVIOUR_SINGULARITY_AVOIDANCE);
+  if (t.singularity_robustness.enabled) b.push_back(v1::BEHAVIOUR_SINGULARITY_ROBUSTNESS);
+  if (t.dither.enabled) b.push_back(v1::BEHAVIOUR_DITHER);
+  if (t.proximity.enabled) b.push_back(v1::BEHAVIOUR_PROXIMITY);
+  if (t.manipulability.enabled) b.push_back(v1::BEHAVIOUR_MANIPULABILITY);
+  return b;
+}
+
+void to_wire(const CycleTelemetry& c, const std::string& task_name,
+             const std::vector<v1::Behaviour>& behaviours, double period, v1::Telemetry* out) {
+  out->set_cycle(c.cycle);
+  out->set_arm_time_s(c.arm_time);
+  out->set_task_time_s(c.task_time);
+  out->set_state(to_wire(c.state));
+  out->set_task_id(c.task_id);
+  out->set_task_name(task_name);
+  proto::from_joint_vector(c.commanded_joints, out->mutable_commanded_joints());
+  proto::from_joint_vector(c.measured_joints, out->mutable_measured_joints());
+  proto::from_vector3(c.motion_position, out->mutable_motion_position());
+  out->set_arm_angle_rad(c.arm_angle);
+  proto::from_motion_vector(c.error, out->mutable_error());
+  proto::from_motion_vector(c.velocity, out->mutable_velocity());
+  proto::from_motion_vector(c.force, out->mutable_force());
+  proto::from_wrench(c.wrench, out->mutable_wrench());
+  proto::from_wrench(c.wrench_error, out->mutable_wrench_error());
+  out->set_joint_weight(c.joint_weight);
+  out->clear_behaviours();
+  for (v1::Behaviour b : behaviours) out->add_behaviours(b);
+  to_wire(c.breach, out->mutable_breach());
+  v1::LoopTiming* timing = out->mutable_timing();
+  timing->set_period_s(period);
+  timing->set_cycles(c.cycle);
+  timing->set_overruns(c.overruns);
+  timing->set_compute_s(c.compute_time);
+  timing->set_wakeup_latency_s(c.wakeup_latency);
+  to_wire(c.teleoperation, 0, out->mutable_teleoperation());
+  out->clear_aux();
+  for (double a : c.aux) out->add_aux(a);
+}
+
+void to_reflection(const CycleTelemetry& c, std::uint64_t sequence_base, v1::ForceReflection* out) {
+  out->set_cycle(c.cycle);
+  out->set_task_time_s(c.task_time);
+  const bool ours = c.teleoperation.last_sequence > sequence_base;
+  out->set_applied_sequence(ours ? c.teleoperation.last_sequence - sequence_base : 0);
+  out->set_ground_time_ns(ours ? c.teleoperation.last_ground_time_ns : 0);
+  out->set_mode(to_wire(c.teleop_mode));
+  const Matrix3& R = c.hand_controller_R_motion;
+  Vector6 measured;
+  measured << R * c.wrench.head<3>(), R * c.wrench.tail<3>();
+  Vector6 error;
+  error << R * c.wrench_error.head<3>(), R * c.wrench_error.tail<3>();
+  proto::from_wrench(measured, out->mutable_measured());
+  proto::from_wrench(error, out->mutable_tracking_error());
+  out->set_state(to_wire(c.state));
+  to_wire(c.breach, out->mutable_breach());
+  to_wire(c.teleoperation, sequence_base, out->mutable_teleoperation());
+}
+
+namespace {
+
+std::string check_vector(const v1::Vector3& v, const char* field, double limit, const char* unit,
+                         Vector3& out) {
+  out = Vector3(v.x(), v.y(), v.z());
+  if (!out.allFinite()) {
+    return fmt::format("{} = ({}, {}, {}) is not finite", field, v.x(), v.y(), v.z());
+  }
+  if (out.norm() > limit) {
+    return fmt::format("{} has magnitude {:.4g} {}; allowed 0 … {} {} per increment", field,
+                       out.norm(), unit, limit, unit);
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string from_wire(const v1::TeleopIncrement& in, std::uint64_t sequence_base,
+                      HandControllerSample& out) {
+  if (in.sequence() == 0) return "sequence = 0; sequences start at 1 on each stream";
+  Vector3 translation;
+  Vector3 rotation;
+  if (std::string e = check_vector(in.translation_m(), "translation_m", kMaxIncrementTranslation,
+                                   "m", translation);
+      !e.empty()) {
+    return e;
+  }
+  if (std::string e =
+          check_vector(in.rotation_rad(), "rotation_rad", kMaxIncrementRotation, "rad", rotation);
+      !e.empty()) {
+    return e;
+  }
+  if (!std::isfinite(in.arm_angle_rad()) || std::abs(in.arm_angle_rad()) > kMaxIncrementRotation) {
+    return fmt::format("arm_angle_rad = {}; allowed −{} … {} rad per increment", in.arm_angle_rad(),
+                       kMaxIncrementRotation, kMaxIncrementRotation);
+  }
+  out.sequence = sequence_base + in.sequence();
+  out.increment << translation, rotation;
+  out.arm_angle_increment = in.arm_angle_rad();
+  out.deadman = in.deadman();
+  out.ground_time_ns = in.ground_time_ns();
+  switch (in.mode()) {
+    case v1::TELEOP_MODE_UNSPECIFIED:
+      out.mode.reset();
+      break;
+    case v1::TELEOP_MODE_TOOL:
+      out.mode = TeleopMode::kTool;
+      break;
+    case v1::TELEOP_MODE_WORLD:
+      out.mode = TeleopMode::kWorld;
+      break;
+    case v1::TELEOP_MODE_CAMERA:
+      out.mode = TeleopMode::kCamera;
+      break;
+    default:
+      return fmt::format("mode = {}; allowed TELEOP_MODE_TOOL, _WORLD or _CAMERA",
+                         static_cast<int>(in.mode()));
+  }
+  return {};
+}
+
+}  // namespace tether::remote::server

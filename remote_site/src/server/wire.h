@@ -1,0 +1,46 @@
+#pragma once
+
+// The remote site's edge: the one place where tether.v1 service messages are converted to
+// and from the executor's domain types. Nothing outside src/server includes a generated
+// header.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tether/common/task/task_parameters.h"
+#include "tether/remote/behaviours/teleoperation.h"
+#include "tether/remote/loop/executor.h"
+#include "tether/v1/remote_site.pb.h"
+
+namespace tether::remote::server {
+
+// Largest hand-controller increment accepted per sample: 10 m/s and 100 rad/s at 1 kHz.
+// Anything larger is a broken device or client, not an operator.
+inline constexpr double kMaxIncrementTranslation = 0.01;  // [m]
+inline constexpr double kMaxIncrementRotation = 0.1;      // [rad]
+
+v1::ExecutorState to_wire(ExecutorState state);
+v1::BreachCause to_wire(BreachCause cause);
+v1::TeleopMode to_wire(TeleopMode mode);
+void to_wire(const BreachEvent& event, v1::Breach* out);
+void to_wire(const TeleoperationCounters& counters, std::uint64_t sequence_base,
+             v1::TeleoperationCounters* out);
+std::vector<v1::Behaviour> enabled_behaviours(const TaskParameters& task);
+
+// Every cycle's record as sent on the telemetry stream.
+void to_wire(const CycleTelemetry& cycle, const std::string& task_name,
+             const std::vector<v1::Behaviour>& behaviours, double period, v1::Telemetry* out);
+
+// Force reflection for a stream whose sequence numbers start after `sequence_base`: the
+// measured wrench and the tracking error rotated into the hand controller's axes.
+void to_reflection(const CycleTelemetry& cycle, std::uint64_t sequence_base,
+                   v1::ForceReflection* out);
+
+// Checks an increment (finite, within the per-sample limits, sequence ≥ 1, known mode) and
+// converts it; returns an empty string on success, else a message naming the field, the
+// value and the allowed range.
+std::string from_wire(const v1::TeleopIncrement& in, std::uint64_t sequence_base,
+                      HandControllerSample& out);
+
+}  // namespace tether::remote::server

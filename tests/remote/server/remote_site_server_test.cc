@@ -1,0 +1,498 @@
+// The remote site's gRPC service in front of a real-time executor on the embedded MuJoCo
+// door scene, exercised through the generated stubs as a ground station would.
+#include "tether/remote/server/remote_site_server.h"
+
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/impl/codegen/client_unary_call.h>
+#include <grpcpp/impl/codegen/sync_stream.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <thread>
+
+#include "grpc/health/v1/health.grpc.pb.h"
+#include "tether/common/urdf_loader.h"
+#include "tether/proto/task_io.h"
+#include "tether/remote/arm/simulated_arm.h"
+#include "tether/v1/remote_site.grpc.pb.h"
+
+namespace tether::remote {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::uint64_t now_ns() {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
+}
+
+v1::TaskParameters shipped_task(const std::string& name) {
+  return proto::from_task(
+      proto::load_task_file(std::string(TETHER_TASK_DIR) + "/" + name + ".textproto"));
+}
+
+class RemoteSiteServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    model_ = load_default_arm();
+    SimulationOptions sim;
+    sim.scene = SceneKind::kDoor;
+    sim.initial_position = default_initial_position(SceneKind::kDoor, model_);
+    arm_ = std::make_unique<SimulatedArm>(model_, sim);
+    executor_ = std::make_unique<Executor>(model_, queue_);
+    loop_ = std::make_unique<ControlLoop>(*arm_, *executor_, Pacing::kRealTime);
+    loop_->start();
+    ServerOptions options;
+    options.address = "127.0.0.1:0";
+    options.site_name = "test-site";
+    options.lease_timeout = 0.5;
+    server_ = std::make_unique<RemoteSiteServer>(options, *executor_, *loop_, queue_, model_.name);
+    channel_ = grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()),
+                                   grpc::InsecureChannelCredentials());
+    stub_ = v1::RemoteSite::NewStub(channel_);
+  }
+
+  void TearDown() override {
+    server_->shutdown();
+    loop_->stop();
+  }
+
+  std::unique_ptr<grpc::ClientContext> as(const std::string& operator_name) {
+    auto context = std::make_unique<grpc::ClientContext>();
+    if (!operator_name.empty()) context->AddMetadata("tether-operator", operator_name);
+    context->set_deadline(std::chrono::system_clock::now() + 5s);
+    return context;
+  }
+
+  grpc::Status upload(const std::string& who, const std::string& name,
+                      const v1::TaskParameters& task, bool replace = false) {
+    v1::UploadTaskRequest request;
+    request.set_name(name);
+    *request.mutable_task() = task;
+    request.set_replace(replace);
+    v1::UploadTaskReply reply;
+    return stub_->UploadTask(as(who).get(), request, &reply);
+  }
+
+  grpc::Status start(const std::string& who, const std::string& name) {
+    v1::StartTaskRequest request;
+    request.set_name(name);
+    v1::StartTaskReply reply;
+    return stub_->StartTask(as(who).get(), request, &reply);
+  }
+
+  v1::SiteStatus status() {
+    v1::SiteStatus reply;
+    EXPECT_TRUE(stub_->GetStatus(as("").get(), v1::GetStatusRequest{}, &reply).ok());
+    return reply;
+  }
+
+  // Waits until the executor state is `state`; returns the status seen last.
+  v1::SiteStatus wait_for(v1::ExecutorState state, std::chrono::milliseconds limit = 2000ms) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    v1::SiteStatus s = status();
+    while (s.state() != state && std::chrono::steady_clock::now() < end) {
+      std::this_thread::sleep_for(2ms);
+      s = status();
+    }
+    return s;
+  }
+
+  ArmModel model_;
+  HandControllerQueue queue_;
+  std::unique_ptr<SimulatedArm> arm_;
+  std::unique_ptr<Executor> executor_;
+  std::unique_ptr<ControlLoop> loop_;
+  std::unique_ptr<RemoteSiteServer> server_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::RemoteSite::Stub> stub_;
+};
+
+TEST_F(RemoteSiteServerTest, RefusesAnInvalidUploadNamingFieldValueAndRangeAndStoresNothing) {
+  v1::TaskParameters task = shipped_task("door_force");
+  task.mutable_impedance()->mutable_damping()->mutable_translation()->set_x(-5.0);
+  const grpc::Status s = upload("alice", "door", task);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("impedance.damping"), std::string::npos) << s.error_message();
+  EXPECT_NE(s.error_message().find("-5"), std::string::npos) << s.error_message();
+  v1::ListTasksReply list;
+  ASSERT_TRUE(stub_->ListTasks(as("alice").get(), {}, &list).ok());
+  EXPECT_EQ(list.tasks_size(), 0);
+
+  const grpc::Status bad_name = upload("alice", "door/../x", shipped_task("door_force"));
+  EXPECT_EQ(bad_name.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(bad_name.error_message().find("name"), std::string::npos);
+}
+
+TEST_F(RemoteSiteServerTest, UploadsListsGetsReplacesAndDeletesTaskSets) {
+  ASSERT_TRUE(upload("alice", "door", shipped_task("door_force")).ok());
+  EXPECT_EQ(upload("alice", "door", shipped_task("door_force")).error_code(),
+            grpc::StatusCode::ALREADY_EXISTS);
+  ASSERT_TRUE(upload("alice", "door", shipped_task("door_spring"), true).ok());
+  ASSERT_TRUE(upload("alice", "shared", shipped_task("door_shared")).ok());
+
+  v1::ListTasksReply list;
+  ASSERT_TRUE(stub_->ListTasks(as("bob").get(), {}, &list).ok());
+  ASSERT_EQ(list.tasks_size(), 2);
+  EXPECT_EQ(list.tasks(0).name(), "door");
+  EXPECT_EQ(list.tasks(0).revision(), 2u);
+  EXPECT_EQ(list.tasks(0).behaviours(0), v1::BEHAVIOUR_SPRING_TRAJECTORY);
+  EXPECT_EQ(list.tasks(1).name(), "shared");
+
+  v1::GetTaskRequest get;
+  get.set_name("shared");
+  v1::GetTaskReply task;
+  ASSERT_TRUE(stub_->GetTask(as("bob").get(), get, &task).ok());
+  EXPECT_TRUE(task.task().teleoperation().enabled());
+
+  v1::DeleteTaskRequest remove;
+  remove.set_name("shared");
+  v1::DeleteTaskReply removed;
+  ASSERT_TRUE(stub_->DeleteTask(as("alice").get(), remove, &removed).ok());
+  EXPECT_EQ(stub_->DeleteTask(as("alice").get(), remove, &removed).error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(start("alice", "shared").error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(RemoteSiteServerTest, OneOperatorControlsOthersObserveAndAnyoneMayStop) {
+  ASSERT_TRUE(upload("alice", "door", shipped_task("door_force")).ok());
+  const grpc::Status refused = upload("bob", "other", shipped_task("door_force"));
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_NE(refused.error_message().find("'alice'"), std::string::npos);
+  EXPECT_EQ(upload("", "other", shipped_task("door_force")).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(status().controller(), "alice");
+
+  ASSERT_TRUE(start("alice", "door").ok());
+  EXPECT_EQ(wait_for(v1::EXECUTOR_STATE_RUNNING).state(), v1::EXECUTOR_STATE_RUNNING);
+  v1::StopReply stopped;
+  ASSERT_TRUE(stub_->Stop(as("bob").get(), {}, &stopped).ok());
+  const v1::SiteStatus s = wait_for(v1::EXECUTOR_STATE_STOPPED);
+  EXPECT_EQ(s.state(), v1::EXECUTOR_STATE_STOPPED);
+  EXPECT_EQ(s.breach().cause(), v1::BREACH_CAUSE_OPERATOR_STOP);
+
+  // The lease lapses after its timeout (0.5 s here) of silence; then bob may take it.
+  std::this_thread::sleep_for(700ms);
+  v1::AcquireControlReply acquired;
+  ASSERT_TRUE(stub_->AcquireControl(as("bob").get(), {}, &acquired).ok());
+  EXPECT_EQ(acquired.controller(), "bob");
+}
+
+TEST_F(RemoteSiteServerTest, StartedDoorTaskOpensTheDoorInTheTelemetryStream) {
+  ASSERT_TRUE(upload("alice", "door", shipped_task("door_force")).ok());
+  ASSERT_TRUE(start("alice", "door").ok());
+  v1::TelemetryRequest request;
+  request.set_decimation(10);
+  auto context = as("observer");
+  auto reader = stub_->StreamTelemetry(context.get(), request);
+  v1::Telemetry sample;
+  double door = 0.0;
+  std::uint64_t last_cycle = 0;
+  int samples = 0;
+  bool gap = false;
+  while (reader->Read(&sample)) {
+    ++samples;
+    if (last_cycle != 0 && sample.cycle() != last_cycle + 10) gap = true;
+    last_cycle = sample.cycle();
+    if (sample.state() != v1::EXECUTOR_STATE_RUNNING) continue;
+    EXPECT_EQ(sample.task_name(), "door");
+    ASSERT_EQ(sample.behaviours_size(), 1);
+    EXPECT_EQ(sample.behaviours(0), v1::BEHAVIOUR_FORCE_CONTROL);
+    ASSERT_EQ(sample.aux_size(), 4);
+    door = sample.aux(0);
+    if (sample.task_time_s() > 3.0) break;
+  }
+  context->TryCancel();
+  EXPECT_GT(door * 180.0 / M_PI, 10.0);
+  EXPECT_GT(samples, 250);
+  EXPECT_FALSE(gap) << "decimated telemetry skipped cycles";
+  EXPECT_EQ(status().breach().cause(), v1::BREACH_CAUSE_NONE);
+}
+
+TEST_F(RemoteSiteServerTest, SetParameterChangesTheRunningTaskWithoutRestartingIt) {
+  ASSERT_TRUE(upload("alice", "door", shipped_task("door_force")).ok());
+  v1::SetParameterRequest set;
+  set.set_path("force_control.reference_wrench.torque.x");
+  set.set_value("12");
+  v1::UpdateTaskReply reply;
+  EXPECT_EQ(stub_->SetParameter(as("alice").get(), set, &reply).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+
+  ASSERT_TRUE(start("alice", "door").ok());
+  std::this_thread::sleep_for(300ms);
+  ASSERT_TRUE(stub_->SetParameter(as("alice").get(), set, &reply).ok());
+
+  set.set_path("force_control.reference_wrench.torque.w");
+  grpc::Status s = stub_->SetParameter(as("alice").get(), set, &reply);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("has no field 'w'"), std::string::npos) << s.error_message();
+
+  set.set_path("impedance.mass.translation.x");
+  set.set_value("-3");
+  s = stub_->SetParameter(as("alice").get(), set, &reply);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("impedance.mass"), std::string::npos) << s.error_message();
+
+  set.set_value("ten");
+  s = stub_->SetParameter(as("alice").get(), set, &reply);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("'ten'"), std::string::npos) << s.error_message();
+
+  // The task clock kept running through the accepted update.
+  std::this_thread::sleep_for(100ms);
+  const CycleTelemetry t = executor_->telemetry();
+  EXPECT_EQ(t.state, ExecutorState::kRunning);
+  EXPECT_GT(t.task_time, 0.35);
+  EXPECT_NEAR(t.wrench_error[3] + t.wrench[3], 12.0, 1e-9);
+}
+
+TEST_F(RemoteSiteServerTest, ResetIsRefusedWhileRunningAndAcceptedAfterAStop) {
+  ASSERT_TRUE(upload("alice", "door", shipped_task("door_force")).ok());
+  ASSERT_TRUE(start("alice", "door").ok());
+  wait_for(v1::EXECUTOR_STATE_RUNNING);
+  v1::ResetReply reset;
+  ASSERT_TRUE(stub_->Reset(as("alice").get(), {}, &reset).ok());
+  EXPECT_FALSE(reset.accepted());
+  EXPECT_NE(reset.message().find("nothing to reset"), std::string::npos);
+  EXPECT_EQ(start("alice", "door").error_code(), grpc::StatusCode::OK);
+
+  v1::StopReply stopped;
+  ASSERT_TRUE(stub_->Stop(as("alice").get(), {}, &stopped).ok());
+  EXPECT_EQ(start("alice", "door").error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  ASSERT_TRUE(stub_->Reset(as("alice").get(), {}, &reset).ok());
+  EXPECT_TRUE(reset.accepted()) << reset.message();
+  EXPECT_EQ(status().state(), v1::EXECUTOR_STATE_IDLE);
+}
+
+// A ground-side teleoperation session: writes increments at 1 kHz on one thread, reads
+// force reflection on another.
+class TeleopSession {
+ public:
+  TeleopSession(v1::RemoteSite::Stub& stub, const std::string& who) {
+    context_.AddMetadata("tether-operator", who);
+    stream_ = stub.Teleoperate(&context_);
+    reader_ = std::thread([this] {
+      v1::ForceReflection r;
+      while (stream_->Read(&r)) {
+        std::lock_guard lock(mutex_);
+        last_ = r;
+        ++reflections_;
+        if (r.applied_sequence() > 0 && r.ground_time_ns() > 0) echoed_ = true;
+        peak_torque_ = std::max(peak_torque_, std::abs(r.measured().torque().x()));
+      }
+    });
+  }
+  ~TeleopSession() {
+    context_.TryCancel();
+    if (reader_.joinable()) reader_.join();
+  }
+
+  bool send(std::uint64_t sequence, double rotation_x, bool deadman = true) {
+    v1::TeleopIncrement in;
+    in.set_sequence(sequence);
+    in.set_ground_time_ns(now_ns());
+    in.set_deadman(deadman);
+    in.set_mode(v1::TELEOP_MODE_TOOL);
+    in.mutable_rotation_rad()->set_x(rotation_x);
+    return stream_->Write(in);
+  }
+  void close() { stream_->WritesDone(); }
+  grpc::Status finish() {
+    stream_->WritesDone();
+    if (reader_.joinable()) reader_.join();
+    return stream_->Finish();
+  }
+  void cancel() { context_.TryCancel(); }
+  v1::ForceReflection last() {
+    std::lock_guard lock(mutex_);
+    return last_;
+  }
+  int reflections() {
+    std::lock_guard lock(mutex_);
+    return reflections_;
+  }
+  bool echoed() {
+    std::lock_guard lock(mutex_);
+    return echoed_;
+  }
+  double peak_torque() {
+    std::lock_guard lock(mutex_);
+    return peak_torque_;
+  }
+
+ private:
+  grpc::ClientContext context_;
+  std::unique_ptr<grpc::ClientReaderWriter<v1::TeleopIncrement, v1::ForceReflection>> stream_;
+  std::thread reader_;
+  std::mutex mutex_;
+  v1::ForceReflection last_;
+  int reflections_ = 0;
+  bool echoed_ = false;
+  double peak_torque_ = 0.0;
+};
+
+void pace(std::chrono::steady_clock::time_point& next) {
+  next += 1ms;
+  std::this_thread::sleep_until(next);
+}
+
+TEST_F(RemoteSiteServerTest, TeleoperationAppliesEveryIncrementOnceInOrderAndReflectsForce) {
+  ASSERT_TRUE(upload("alice", "shared", shipped_task("door_shared")).ok());
+  TeleopSession session(*stub_, "alice");
+  ASSERT_TRUE(session.send(1, 0.0));  // keeps the stream alive across the start
+  ASSERT_TRUE(start("alice", "shared").ok());
+  const double rate = 15.0 * M_PI / 180.0;  // rad/s about the handle x axis
+  auto next = std::chrono::steady_clock::now();
+  std::uint64_t sequence = 1;
+  int duplicates_sent = 0;
+  for (int k = 0; k < 1500; ++k) {
+    ++sequence;
+    ASSERT_TRUE(session.send(sequence, rate * 1e-3));
+    if (k % 100 == 50) {
+      // A repeated and a stale increment: neither may be applied again.
+      ASSERT_TRUE(session.send(sequence, rate * 1e-3));
+      ASSERT_TRUE(session.send(sequence - 5, rate * 1e-3));
+      duplicates_sent += 2;
+    }
+    pace(next);
+  }
+  std::this_thread::sleep_for(20ms);
+  const v1::ForceReflection last = session.last();
+  EXPECT_EQ(last.applied_sequence(), sequence);
+  EXPECT_TRUE(session.echoed());
+  EXPECT_EQ(last.mode(), v1::TELEOP_MODE_TOOL);
+  EXPECT_EQ(last.state(), v1::EXECUTOR_STATE_RUNNING) << last.breach().description();
+  EXPECT_EQ(last.teleoperation().lost(), 0u);
+  EXPECT_EQ(last.teleoperation().duplicates(), static_cast<std::uint64_t>(duplicates_sent));
+  EXPECT_GT(session.reflections(), 1000);
+  // The hinge resists: the reflected torque about the handle x axis is felt.
+  EXPECT_GT(session.peak_torque(), 0.5);
+  const double door_deg = executor_->telemetry().aux[0] * 180.0 / M_PI;
+  EXPECT_GT(door_deg, 10.0);
+  EXPECT_LT(door_deg, 30.0);
+}
+
+TEST_F(RemoteSiteServerTest, ReleasedDeadmanStopsTheArmWithinOneControlPeriod) {
+  ASSERT_TRUE(upload("alice", "shared", shipped_task("door_shared")).ok());
+  TeleopSession session(*stub_, "alice");
+  ASSERT_TRUE(session.send(1, 0.0));
+  ASSERT_TRUE(start("alice", "shared").ok());
+  auto next = std::chrono::steady_clock::now();
+  std::uint64_t sequence = 1;
+  for (int k = 0; k < 200; ++k) {
+    ASSERT_TRUE(session.send(++sequence, 1e-4));
+    pace(next);
+  }
+  const auto released = std::chrono::steady_clock::now();
+  ASSERT_TRUE(session.send(++sequence, 1e-4, false));
+  wait_for(v1::EXECUTOR_STATE_STOPPING, 500ms);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - released).count();
+  const v1::SiteStatus s = wait_for(v1::EXECUTOR_STATE_STOPPED);
+  EXPECT_EQ(s.breach().cause(), v1::BREACH_CAUSE_DEADMAN_RELEASED) << s.breach().description();
+  // Transport plus at most one control period plus polling; far below the stall timeout.
+  EXPECT_LT(seconds, 0.05);
+  // The released sample itself moved nothing.
+  EXPECT_EQ(executor_->status().teleoperation.last_sequence, sequence);
+}
+
+TEST_F(RemoteSiteServerTest, LostGroundLinkStopsTheArm) {
+  ASSERT_TRUE(upload("alice", "shared", shipped_task("door_shared")).ok());
+  auto session = std::make_unique<TeleopSession>(*stub_, "alice");
+  ASSERT_TRUE(session->send(1, 0.0));
+  ASSERT_TRUE(start("alice", "shared").ok());
+  auto next = std::chrono::steady_clock::now();
+  for (std::uint64_t k = 2; k < 100; ++k) {
+    ASSERT_TRUE(session->send(k, 1e-4));
+    pace(next);
+  }
+  const auto cut = std::chrono::steady_clock::now();
+  session->cancel();
+  const v1::SiteStatus s = wait_for(v1::EXECUTOR_STATE_STOPPING, 500ms);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - cut).count();
+  const v1::SiteStatus stopped = wait_for(v1::EXECUTOR_STATE_STOPPED);
+  EXPECT_EQ(stopped.breach().cause(), v1::BREACH_CAUSE_GROUND_LINK_LOST)
+      << stopped.breach().description();
+  // Well before the 100 ms stall timeout would have caught it.
+  EXPECT_LT(seconds, 0.08) << "state " << s.state();
+}
+
+TEST_F(RemoteSiteServerTest, StalledTeleoperationStreamStopsTheArm) {
+  ASSERT_TRUE(upload("alice", "shared", shipped_task("door_shared")).ok());
+  TeleopSession session(*stub_, "alice");
+  ASSERT_TRUE(session.send(1, 0.0));
+  ASSERT_TRUE(start("alice", "shared").ok());
+  auto next = std::chrono::steady_clock::now();
+  for (std::uint64_t k = 2; k < 300; ++k) {
+    ASSERT_TRUE(session.send(k, 1e-4));
+    pace(next);
+  }
+  const v1::SiteStatus s = wait_for(v1::EXECUTOR_STATE_STOPPED);
+  EXPECT_EQ(s.breach().cause(), v1::BREACH_CAUSE_TELEOPERATION_STALLED);
+  EXPECT_GT(s.breach().value(), 0.1);
+  EXPECT_LE(s.breach().value(), 0.1 + 1.5e-3);
+}
+
+TEST_F(RemoteSiteServerTest, RefusesASecondTeleoperationStreamAndOtherOperators) {
+  TeleopSession first(*stub_, "alice");
+  ASSERT_TRUE(first.send(1, 0.0));
+  std::this_thread::sleep_for(50ms);
+  TeleopSession second(*stub_, "alice");
+  const grpc::Status s = second.finish();
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_NE(s.error_message().find("already open"), std::string::npos);
+  TeleopSession other(*stub_, "bob");
+  EXPECT_EQ(other.finish().error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+TEST_F(RemoteSiteServerTest, RejectsAnOversizedIncrementNamingFieldAndRange) {
+  TeleopSession session(*stub_, "alice");
+  ASSERT_TRUE(session.send(1, 0.5));
+  const grpc::Status s = session.finish();
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("rotation_rad"), std::string::npos) << s.error_message();
+  EXPECT_NE(s.error_message().find("0.1 rad"), std::string::npos) << s.error_message();
+}
+
+TEST_F(RemoteSiteServerTest, AnswersStandardHealthChecksAndServerReflection) {
+  auto health = grpc::health::v1::Health::NewStub(channel_);
+  grpc::health::v1::HealthCheckRequest request;
+  request.set_service("tether.v1.RemoteSite");
+  grpc::health::v1::HealthCheckResponse response;
+  grpc::ClientContext context;
+  ASSERT_TRUE(health->Check(&context, request, &response).ok());
+  EXPECT_EQ(response.status(), grpc::health::v1::HealthCheckResponse::SERVING);
+
+  // ServerReflectionRequest{list_services: ""} is field 7, length 0.
+  const grpc::internal::RpcMethod method(
+      "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+      grpc::internal::RpcMethod::BIDI_STREAMING);
+  grpc::ClientContext rcontext;
+  std::unique_ptr<grpc::ClientReaderWriter<grpc::ByteBuffer, grpc::ByteBuffer>> stream(
+      grpc::internal::ClientReaderWriterFactory<grpc::ByteBuffer, grpc::ByteBuffer>::Create(
+          channel_.get(), method, &rcontext));
+  const char list_services[] = {0x3a, 0x00};
+  grpc::Slice slice(list_services, sizeof(list_services));
+  grpc::ByteBuffer request_bytes(&slice, 1);
+  ASSERT_TRUE(stream->Write(request_bytes));
+  stream->WritesDone();
+  grpc::ByteBuffer response_bytes;
+  ASSERT_TRUE(stream->Read(&response_bytes));
+  std::vector<grpc::Slice> slices;
+  ASSERT_TRUE(response_bytes.Dump(&slices).ok());
+  std::string text;
+  for (const auto& piece : slices) {
+    text.append(reinterpret_cast<const char*>(piece.begin()), piece.size());
+  }
+  EXPECT_NE(text.find("tether.v1.RemoteSite"), std::string::npos);
+  EXPECT_NE(text.find("grpc.health.v1.Health"), std::string::npos);
+  EXPECT_TRUE(stream->Finish().ok());
+}
+
+}  // namespace
+}  // namespace tether::remote

@@ -1,0 +1,35 @@
+# The remote site's gRPC server (remote_site/src/server): in-process against the embedded
+# simulated arm, through the generated stubs, plus the standard health service through its
+# public schema and server reflection through raw bytes (libgrpc++_reflection already
+# registers the reflection schema, so it cannot be compiled in again).
+find_package(gRPC CONFIG REQUIRED)
+
+set(server_test_proto_dir ${CMAKE_CURRENT_LIST_DIR}/protos)
+set(server_test_generated ${CMAKE_CURRENT_BINARY_DIR}/server_test_protos)
+file(MAKE_DIRECTORY ${server_test_generated})
+set(server_test_proto_sources)
+foreach(proto grpc/health/v1/health.proto)
+  string(REGEX REPLACE "\\.proto$" "" stem ${proto})
+  set(outputs ${server_test_generated}/${stem}.pb.cc ${server_test_generated}/${stem}.grpc.pb.cc)
+  add_custom_command(
+    OUTPUT ${outputs}
+    COMMAND protobuf::protoc --proto_path=${server_test_proto_dir}
+            --cpp_out=${server_test_generated} --grpc_out=${server_test_generated}
+            --plugin=protoc-gen-grpc=$<TARGET_FILE:gRPC::grpc_cpp_plugin>
+            ${server_test_proto_dir}/${proto}
+    DEPENDS ${server_test_proto_dir}/${proto}
+    VERBATIM)
+  list(APPEND server_test_proto_sources ${outputs})
+endforeach()
+set_source_files_properties(${server_test_proto_sources} PROPERTIES COMPILE_OPTIONS "-w")
+
+tether_add_test(remote_site_server_test
+                SOURCES remote/server/remote_site_server_test.cc ${server_test_proto_sources}
+                LIBS tether::remote tether::proto gRPC::grpc++)
+target_include_directories(remote_site_server_test PRIVATE ${server_test_generated})
+target_compile_definitions(remote_site_server_test PRIVATE
+  TETHER_TASK_DIR="${PROJECT_SOURCE_DIR}/remote_site/tasks")
+
+tether_add_test(control_lease_test SOURCES remote/server/control_lease_test.cc
+                LIBS tether::remote)
+target_include_directories(control_lease_test PRIVATE ${PROJECT_SOURCE_DIR}/remote_site/src)
