@@ -1,5 +1,6 @@
 #include "tether/local/console/cli.h"
 
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -332,16 +333,31 @@ int cmd_start(Context& c) {
   c.out << "started '" << c.args.positional[0] << "' as task " << id << '\n';
   if (!c.args.has("--wait-seconds")) return kExitOk;
   const double wait = parse_seconds("--wait-seconds", c.args.get("--wait-seconds"));
-  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait);
+  const auto begin = std::chrono::steady_clock::now();
+  const auto end = begin + std::chrono::duration<double>(wait);
+  // The loop picks the task up at its next cycle, so the first replies may still show the
+  // previous state; only a stop of this task ends the wait early.
+  SiteState state = SiteState::kUnspecified;
   SiteStatus s = site.status();
-  while (std::chrono::steady_clock::now() < end && s.task_id == id &&
-         s.state == SiteState::kRunning) {
+  for (;;) {
+    const bool this_task = s.task_id == id;
+    if (this_task) state = s.state;
+    if ((this_task && (s.state == SiteState::kStopping || s.state == SiteState::kStopped)) ||
+        std::chrono::steady_clock::now() >= end) {
+      break;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     s = site.status();
   }
   char line[128];
-  std::snprintf(line, sizeof line, "after %.3g s: ", wait);
-  c.out << line << to_string(s.state) << " (task " << s.task_id << " '" << s.task_name << "')";
+  std::snprintf(line, sizeof line, "after %.3g s: ",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+  if (s.task_id != id) {
+    c.err << "tether: after " << wait << " s the remote site still reports task " << s.task_id
+          << ", not " << id << '\n';
+    return kExitError;
+  }
+  c.out << line << "task " << id << " '" << s.task_name << "' is " << to_string(state);
   if (s.breach) {
     c.out << ", stopped by " << to_string(s.breach.cause);
     if (!s.breach.description.empty()) c.out << ": " << s.breach.description;
@@ -353,7 +369,13 @@ int cmd_start(Context& c) {
 }
 
 int cmd_stop(Context& c) {
-  const SiteState state = client(c).stop();
+  RemoteSiteClient site = client(c);
+  SiteState state = site.stop();
+  // The reply may predate the loop's next cycle; give it a moment to take the stop.
+  for (int k = 0; k < 10 && state == SiteState::kRunning; ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    state = site.status().state;
+  }
   c.out << "stop requested; the arm is " << to_string(state) << " (latched until `tether reset`)\n";
   return kExitOk;
 }
@@ -586,7 +608,11 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
 
   for (std::size_t i = 0; i < args.size(); ++i) {
     std::string arg = args[i];
-    if (options_done || arg.size() < 2 || arg[0] != '-' || arg == "-") {
+    // A negative number is a value (`tether set force_control.reference_wrench.force.z -5`).
+    const bool negative_number =
+        arg.size() >= 2 && arg[0] == '-' &&
+        (std::isdigit(static_cast<unsigned char>(arg[1])) || arg[1] == '.');
+    if (options_done || negative_number || arg.size() < 2 || arg[0] != '-') {
       if (command == nullptr) {
         command_name = arg;
         command = find_command(arg);

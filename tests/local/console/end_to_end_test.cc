@@ -12,7 +12,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <regex>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <thread>
 
@@ -54,59 +55,65 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
-// tether-remote --serve as a child process; its address is read from what it prints.
+// tether-remote --serve as a child process, its output in a log file (a pipe nobody drains
+// could block it); the port it bound comes from its --port-file.
 class RemoteSiteProcess {
  public:
-  explicit RemoteSiteProcess(const std::vector<std::string>& args) {
-    int out[2];
-    if (::pipe(out) != 0) return;
+  RemoteSiteProcess() {
+    log_ = temp_dir() + "/tether-remote.log";
+    port_file_ = temp_dir() + "/port";
+    std::filesystem::remove(port_file_);
+    std::vector<std::string> all = {TETHER_REMOTE_BIN, "--serve", "127.0.0.1:0", "--scene", "door",
+                                    "--site",          "e2e",     "--port-file", port_file_};
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, out[1], STDERR_FILENO);
-    posix_spawn_file_actions_addclose(&actions, out[0]);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
     std::vector<char*> argv;
-    std::vector<std::string> all = {TETHER_REMOTE_BIN};
-    all.insert(all.end(), args.begin(), args.end());
     for (auto& a : all) argv.push_back(a.data());
     argv.push_back(nullptr);
     if (posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ) != 0) pid_ = -1;
     posix_spawn_file_actions_destroy(&actions);
-    ::close(out[1]);
-    output_ = ::fdopen(out[0], "r");
   }
 
   ~RemoteSiteProcess() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGTERM);
-      int status = 0;
-      for (int k = 0; k < 50 && ::waitpid(pid_, &status, WNOHANG) == 0; ++k) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      }
-      if (::waitpid(pid_, &status, WNOHANG) == 0) {
-        ::kill(pid_, SIGKILL);
-        ::waitpid(pid_, &status, 0);
-      }
+    if (pid_ <= 0) return;
+    ::kill(pid_, SIGTERM);
+    int status = 0;
+    for (int k = 0; k < 50 && ::waitpid(pid_, &status, WNOHANG) == 0; ++k) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
-    if (output_ != nullptr) std::fclose(output_);
+    if (::waitpid(pid_, &status, WNOHANG) == 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, &status, 0);
+    }
   }
 
-  // Reads the process's output until it names the address it listens on.
-  std::string wait_for_address(std::string& log) {
-    static const std::regex address(R"((127\.0\.0\.1:[1-9][0-9]*))");
-    char line[4096];
-    while (output_ != nullptr && std::fgets(line, sizeof line, output_) != nullptr) {
-      log += line;
-      std::smatch match;
-      const std::string text = line;
-      if (std::regex_search(text, match, address)) return match[1];
+  // "127.0.0.1:PORT" once the site listens; empty if it exited or took longer than 30 s.
+  std::string wait_for_address() {
+    for (int k = 0; k < 300 && pid_ > 0; ++k) {
+      std::ifstream in(port_file_);
+      int port = 0;
+      if (in >> port && port > 0) return "127.0.0.1:" + std::to_string(port);
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
     return {};
   }
 
+  std::string log() const {
+    std::ifstream in(log_);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
  private:
   pid_t pid_ = -1;
-  FILE* output_ = nullptr;
+  std::string log_, port_file_;
 };
 
 class ConsoleEndToEnd : public ::testing::Test {
@@ -118,10 +125,9 @@ class ConsoleEndToEnd : public ::testing::Test {
 };
 
 TEST_F(ConsoleEndToEnd, OpensTheDoorFromConnectToReset) {
-  RemoteSiteProcess site(TETHER_REMOTE_SERVE_ARGS);
-  std::string log;
-  const std::string address = site.wait_for_address(log);
-  ASSERT_FALSE(address.empty()) << "tether-remote did not report its address:\n" << log;
+  RemoteSiteProcess site;
+  const std::string address = site.wait_for_address();
+  ASSERT_FALSE(address.empty()) << "tether-remote did not report its port:\n" << site.log();
 
   Result r = tether("connect " + address);
   ASSERT_EQ(r.code, kExitOk) << r.output;
@@ -149,8 +155,9 @@ TEST_F(ConsoleEndToEnd, OpensTheDoorFromConnectToReset) {
   r = tether("start nonexistent");
   EXPECT_EQ(r.code, kExitRefused) << r.output;
 
-  r = tether("start door_force");
+  r = tether("start door_force --wait-seconds 0.5");
   ASSERT_EQ(r.code, kExitOk) << r.output;
+  EXPECT_TRUE(contains(r.output, "'door_force' is running")) << r.output;
 
   const std::string csv = temp_dir() + "/door.csv";
   const std::string png = temp_dir() + "/door.png";
@@ -165,6 +172,13 @@ TEST_F(ConsoleEndToEnd, OpensTheDoorFromConnectToReset) {
   r = tether("plot " + csv + " " + png);
   ASSERT_EQ(r.code, kExitOk) << r.output;
   EXPECT_GT(std::filesystem::file_size(png), 1000u);
+
+  // Any value of the running task, negative numbers included, changes without a restart.
+  r = tether("set force_control.reference_wrench.force.z -0.5");
+  EXPECT_EQ(r.code, kExitOk) << r.output;
+  r = tether("set impedance.mass.rotation.x -1");
+  EXPECT_EQ(r.code, kExitInvalidTask) << r.output;
+  EXPECT_TRUE(contains(r.output, "impedance.mass[3] = -1")) << r.output;
 
   r = tether("stop");
   ASSERT_EQ(r.code, kExitOk) << r.output;

@@ -15,3 +15,13 @@ add_dependencies(console_cli_test tether)
 target_compile_definitions(console_cli_test PRIVATE
   TETHER_CONSOLE="$<TARGET_FILE:tether>"
   TETHER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+
+# An operator's session with the console against a real `tether-remote --serve` (door scene,
+# real-time loop): connect, upload, list, start, record, plot, stop, status, reset.
+tether_add_test(console_end_to_end_test SOURCES local/console/end_to_end_test.cc
+                LIBS tether::local)
+add_dependencies(console_end_to_end_test tether tether-remote)
+target_compile_definitions(console_end_to_end_test PRIVATE
+  TETHER_CONSOLE="$<TARGET_FILE:tether>"
+  TETHER_REMOTE_BIN="$<TARGET_FILE:tether-remote>"
+  TETHER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
