@@ -3,51 +3,25 @@
 #include "tether/local/console/cli.h"
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "console_process.h"
 #include "tether/local/console/recording.h"
 
 namespace tether::local::console {
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string output;  // stdout and stderr
-};
+using testing::contains;
+using testing::Result;
 
-std::string temp_dir() {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("tether_cli_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir.string();
-}
+std::string temp_dir() { return testing::scratch_dir(); }
 
-// Runs `tether ARGS` with a private config directory and without TETHER_REMOTE.
 Result tether(const std::string& args, const std::string& environment = "") {
-  const std::string command = "env -u TETHER_REMOTE XDG_CONFIG_HOME='" + temp_dir() + "/config' " +
-                              environment + " '" TETHER_CONSOLE "' " + args + " 2>&1";
-  Result result;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buffer{};
-  std::size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
-    result.output.append(buffer.data(), n);
-  }
-  const int status = ::pclose(pipe);
-  result.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
+  return testing::run_tether(args, environment);
 }
 
 const std::string kClosed = "--remote 127.0.0.1:1 --timeout 2s";

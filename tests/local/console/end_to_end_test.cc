@@ -7,16 +7,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
 #include <thread>
 
+#include "console_process.h"
 #include "tether/local/console/cli.h"
 #include "tether/local/console/recording.h"
 
@@ -25,35 +24,10 @@ extern char** environ;
 namespace tether::local::console {
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string output;
-};
+using testing::contains;
+using testing::Result;
 
-std::string temp_dir() {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("tether_e2e_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir.string();
-}
-
-Result run_shell(const std::string& command) {
-  Result result;
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return result;
-  std::array<char, 4096> buffer{};
-  std::size_t n = 0;
-  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
-    result.output.append(buffer.data(), n);
-  }
-  const int status = ::pclose(pipe);
-  result.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
+std::string temp_dir() { return testing::scratch_dir(); }
 
 // tether-remote --serve as a child process, its output in a log file (a pipe nobody drains
 // could block it); the port it bound comes from its --port-file.
@@ -119,8 +93,7 @@ class RemoteSiteProcess {
 class ConsoleEndToEnd : public ::testing::Test {
  protected:
   Result tether(const std::string& args) {
-    return run_shell("env -u TETHER_REMOTE XDG_CONFIG_HOME='" + temp_dir() +
-                     "/config' '" TETHER_CONSOLE "' --operator e2e@test " + args);
+    return testing::run_tether("--operator e2e@test " + args);
   }
 };
 
