@@ -62,12 +62,8 @@ double parse_duration(const std::string& text) {
 }
 
 SceneKind parse_scene(const std::string& name) {
-  if (name == "free") return SceneKind::kFreeSpace;
-  if (name == "door") return SceneKind::kDoor;
-  if (name == "wall") return SceneKind::kWall;
-  if (name == "obstacles") return SceneKind::kObstacles;
-  if (name == "proximity") return SceneKind::kProximityTarget;
-  usage_error("--scene '" + name + "': expected free, door, wall, obstacles or proximity");
+  if (const auto scene = scene_from_name(name)) return *scene;
+  usage_error("--scene '" + name + "': expected " + kSceneNames);
 }
 
 HandControllerScript parse_hand_controller(const std::string& spec) {
