@@ -3,20 +3,10 @@
 #include <bit>
 #include <cmath>
 
+#include "report/png.h"
+
 namespace tether::remote::arm_link {
 namespace {
-
-constexpr std::array<std::uint32_t, 256> make_crc_table() {
-  std::array<std::uint32_t, 256> table{};
-  for (std::uint32_t n = 0; n < 256; ++n) {
-    std::uint32_t c = n;
-    for (int k = 0; k < 8; ++k) c = (c & 1U) != 0 ? 0xEDB88320U ^ (c >> 1) : c >> 1;
-    table[n] = c;
-  }
-  return table;
-}
-
-constexpr std::array<std::uint32_t, 256> kCrcTable = make_crc_table();
 
 // Explicit little-endian byte order, whatever the host's.
 class Writer {
@@ -122,10 +112,9 @@ const char* to_string(DecodeError error) {
   return "unknown";
 }
 
+// The same CRC-32 as PNG's chunks.
 std::uint32_t crc32(std::span<const std::uint8_t> bytes) noexcept {
-  std::uint32_t c = 0xFFFFFFFFU;
-  for (const std::uint8_t b : bytes) c = kCrcTable[(c ^ b) & 0xFFU] ^ (c >> 8);
-  return c ^ 0xFFFFFFFFU;
+  return report::crc32(bytes.data(), bytes.size());
 }
 
 std::size_t encode(const StatePacket& packet, PacketBuffer& buffer) noexcept {
