@@ -5,6 +5,7 @@
 #include <string>
 
 #include "config_check.h"
+#include "fd_reader.h"
 
 namespace tether::local {
 
@@ -44,9 +45,24 @@ void validate(const AxisDeviceConfig& config) {
   }
 }
 
-AxisHandController::AxisHandController(const AxisDeviceConfig& config) : config_(config) {
+AxisHandController::AxisHandController(asio::io_context& io, int fd, bool owns_fd, std::string kind,
+                                       std::string name, std::size_t record_size,
+                                       const AxisDeviceConfig& config)
+    : config_(config), kind_(std::move(kind)), name_(std::move(name)), record_size_(record_size) {
+  // A descriptor handed over is closed even if the configuration is refused.
+  reader_ = std::make_unique<detail::FdReader>(io, fd, owns_fd);
   validate(config_);
   level_.fill(0.0);
+}
+
+AxisHandController::~AxisHandController() = default;
+
+void AxisHandController::poll(double /*now*/, DeviceSample& out) {
+  reader_->drain(buffer_, filled_, record_size_,
+                 [&](const unsigned char* bytes) { on_record(bytes, out); });
+  out.deadman = deadman_;
+  out.clutch = clutch_;
+  out.valid = !reader_->lost();
 }
 
 RateCommand AxisHandController::command_at(double /*t*/) const {
@@ -77,11 +93,6 @@ void AxisHandController::on_button(int code, bool pressed, DeviceSample& out) {
   if (code == config_.arm_down_button) arm_down_ = pressed;
   if (pressed && code == config_.scale_up_button) ++out.scale_steps;
   if (pressed && code == config_.scale_down_button) --out.scale_steps;
-}
-
-void AxisHandController::fill_switches(DeviceSample& out) const {
-  out.deadman = deadman_;
-  out.clutch = clutch_;
 }
 
 }  // namespace tether::local

@@ -1,5 +1,7 @@
 #include "tether/local/hand_controller/evdev.h"
 
+#include <cstring>
+
 #include "fd_reader.h"
 
 namespace tether::local {
@@ -11,22 +13,16 @@ EvdevHandController::EvdevHandController(asio::io_context& io, const std::string
 EvdevHandController::EvdevHandController(asio::io_context& io, int fd,
                                          const AxisDeviceConfig& config, bool owns_fd,
                                          std::string name)
-    : AxisHandController(config), name_(std::move(name)) {
-  reader_ = std::make_unique<detail::FdReader>(io, fd, owns_fd);
-}
+    : AxisHandController(io, fd, owns_fd, "evdev", std::move(name), sizeof(input_event), config) {}
 
-EvdevHandController::~EvdevHandController() = default;
-
-void EvdevHandController::poll(double /*now*/, DeviceSample& out) {
-  reader_->drain<input_event>(buffer_, filled_, [&](const input_event& event) {
-    if ((event.type == EV_REL || event.type == EV_ABS) && event.code < 6) {
-      on_axis(event.code, static_cast<double>(event.value));
-    } else if (event.type == EV_KEY && event.value != 2) {  // 2: auto-repeat, no change
-      on_button(event.code, event.value != 0, out);
-    }
-  });
-  fill_switches(out);
-  out.valid = !reader_->lost();
+void EvdevHandController::on_record(const unsigned char* bytes, DeviceSample& out) {
+  input_event event;
+  std::memcpy(&event, bytes, sizeof event);
+  if ((event.type == EV_REL || event.type == EV_ABS) && event.code < 6) {
+    on_axis(event.code, static_cast<double>(event.value));
+  } else if (event.type == EV_KEY && event.value != 2) {  // 2: auto-repeat, no change
+    on_button(event.code, event.value != 0, out);
+  }
 }
 
 }  // namespace tether::local

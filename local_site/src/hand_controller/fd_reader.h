@@ -35,19 +35,18 @@ class FdReader {
   bool lost() const { return lost_; }
 
   // Reads fixed-size binary records (input_event, js_event) until none is pending and calls
-  // on_record(const Record&) for each complete one; a record split across reads waits in
-  // `buffer` (`filled` bytes) for its rest.
-  template <class Record, std::size_t N, class OnRecord>
-  void drain(std::array<unsigned char, N>& buffer, std::size_t& filled, OnRecord&& on_record) {
-    static_assert(N % sizeof(Record) == 0 && N >= sizeof(Record));
+  // on_record(const unsigned char*) for each complete one; a record split across reads waits
+  // in `buffer` (`filled` bytes) for its rest. `buffer` holds a whole number of records.
+  template <std::size_t N, class OnRecord>
+  void drain(std::array<unsigned char, N>& buffer, std::size_t& filled, std::size_t record_size,
+             OnRecord&& on_record) {
+    const std::size_t capacity = N - N % record_size;
     for (;;) {
-      const std::size_t n = read_available(buffer.data() + filled, N - filled);
+      const std::size_t n = read_available(buffer.data() + filled, capacity - filled);
       filled += n;
       std::size_t offset = 0;
-      for (; offset + sizeof(Record) <= filled; offset += sizeof(Record)) {
-        Record record;
-        std::memcpy(&record, buffer.data() + offset, sizeof(Record));
-        on_record(record);
+      for (; offset + record_size <= filled; offset += record_size) {
+        on_record(buffer.data() + offset);
       }
       std::memmove(buffer.data(), buffer.data() + offset, filled - offset);
       filled -= offset;

@@ -1,5 +1,7 @@
 #include "tether/local/hand_controller/joystick.h"
 
+#include <cstring>
+
 #include "fd_reader.h"
 
 namespace tether::local {
@@ -11,23 +13,17 @@ JoystickHandController::JoystickHandController(asio::io_context& io, const std::
 JoystickHandController::JoystickHandController(asio::io_context& io, int fd,
                                                const AxisDeviceConfig& config, bool owns_fd,
                                                std::string name)
-    : AxisHandController(config), name_(std::move(name)) {
-  reader_ = std::make_unique<detail::FdReader>(io, fd, owns_fd);
-}
+    : AxisHandController(io, fd, owns_fd, "joystick", std::move(name), sizeof(js_event), config) {}
 
-JoystickHandController::~JoystickHandController() = default;
-
-void JoystickHandController::poll(double /*now*/, DeviceSample& out) {
-  reader_->drain<js_event>(buffer_, filled_, [&](const js_event& event) {
-    const auto type = static_cast<unsigned>(event.type & ~JS_EVENT_INIT);
-    if (type == JS_EVENT_AXIS) {
-      on_axis(event.number, static_cast<double>(event.value));
-    } else if (type == JS_EVENT_BUTTON) {
-      on_button(event.number, event.value != 0, out);
-    }
-  });
-  fill_switches(out);
-  out.valid = !reader_->lost();
+void JoystickHandController::on_record(const unsigned char* bytes, DeviceSample& out) {
+  js_event event;
+  std::memcpy(&event, bytes, sizeof event);
+  const auto type = static_cast<unsigned>(event.type & ~JS_EVENT_INIT);
+  if (type == JS_EVENT_AXIS) {
+    on_axis(event.number, static_cast<double>(event.value));
+  } else if (type == JS_EVENT_BUTTON) {
+    on_button(event.number, event.value != 0, out);
+  }
 }
 
 }  // namespace tether::local

@@ -63,8 +63,9 @@ void validate(const KeyboardConfig& config) {
 KeyboardHandController::KeyboardHandController(asio::io_context& io, int fd,
                                                const KeyboardConfig& config, bool owns_fd)
     : config_(config) {
-  validate(config_);
+  // A descriptor handed over is closed even if the configuration is refused.
   reader_ = std::make_unique<detail::FdReader>(io, fd, owns_fd);
+  validate(config_);
   until_.fill(-kNever);
   sign_.fill(0.0);
   if (::isatty(fd) && ::tcgetattr(fd, &saved_terminal_) == 0) {

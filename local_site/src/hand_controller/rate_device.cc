@@ -49,11 +49,7 @@ DeviceSample RateHandController::sample(double now) {
   }
   last_time_ = std::max(last_time_, now);
   poll(now, out);
-  if (!out.valid) {
-    out.increment_handle.setZero();
-    out.increment_base.setZero();
-    out.arm_angle_increment = 0.0;
-  }
+  if (!out.valid) clear_motion(out);
   return out;
 }
 

@@ -130,6 +130,18 @@ double HandScript::next_change_after(double t) const noexcept {
   return end_time_ > t ? std::min(next, end_time_) : next;
 }
 
+double HandScript::arm_angle_change(double t0, double t1) const noexcept {
+  double change = 0.0;
+  for (double t = t0; t < t1;) {
+    const double next = std::min(next_change_after(t), t1);
+    if (const ScriptSegment* segment = segment_at(t)) {
+      change += segment->command.arm_angle_rate * (next - t);
+    }
+    t = next;
+  }
+  return change;
+}
+
 ScriptedHandController::ScriptedHandController(HandScript script) : script_(std::move(script)) {}
 
 RateCommand ScriptedHandController::command_at(double t) const {

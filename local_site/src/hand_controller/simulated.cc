@@ -170,19 +170,9 @@ DeviceSample SimulatedHandController::sample(double now) {
     out.clutch = segment && segment->clutch;
     out.valid = t < script_->end_time();
     // The trigger is the hand's, not the mechanism's: its rate comes straight from the script.
-    for (double s = t - interval; s < t;) {
-      const double next = std::min(script_->next_change_after(s), t);
-      if (const ScriptSegment* active = script_->segment_at(s)) {
-        out.arm_angle_increment += active->command.arm_angle_rate * (next - s);
-      }
-      s = next;
-    }
+    out.arm_angle_increment = script_->arm_angle_change(t - interval, t);
   }
-  if (!out.valid) {
-    out.increment_handle.setZero();
-    out.increment_base.setZero();
-    out.arm_angle_increment = 0.0;
-  }
+  if (!out.valid) clear_motion(out);
   return out;
 }
 

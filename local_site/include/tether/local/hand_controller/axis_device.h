@@ -14,10 +14,21 @@
 // button is one step; the arm-angle buttons drive ψ at ±arm_angle_rate while held.
 
 #include <array>
+#include <cstddef>
+#include <memory>
+#include <string>
 
 #include "tether/local/hand_controller/rate_device.h"
 
+namespace asio {
+class io_context;
+}
+
 namespace tether::local {
+
+namespace detail {
+class FdReader;
+}
 
 struct AxisDeviceConfig {
   double full_scale = 350.0;    // [counts] raw value of a full deflection (SpaceMouse ≈ 350)
@@ -43,20 +54,32 @@ struct AxisDeviceConfig {
 // Throws std::invalid_argument naming the field, the value and the allowed range.
 void validate(const AxisDeviceConfig& config);
 
+// A device node delivering fixed-size event records; the drivers decode one record each.
 class AxisHandController : public RateHandController {
+ public:
+  ~AxisHandController() override;
+  std::string describe() const override { return kind_ + " " + name_; }
+
  protected:
-  explicit AxisHandController(const AxisDeviceConfig& config);
+  // Reads `fd` (closed on destruction if `owns_fd`); `kind` and `name` are for describe().
+  AxisHandController(asio::io_context& io, int fd, bool owns_fd, std::string kind, std::string name,
+                     std::size_t record_size, const AxisDeviceConfig& config);
 
   RateCommand command_at(double t) const override;
-  // Called by the driver's poll() for each event.
+  void poll(double now, DeviceSample& out) final;
+  // Decodes one record of record_size bytes (unaligned) into on_axis / on_button calls.
+  virtual void on_record(const unsigned char* bytes, DeviceSample& out) = 0;
   void on_axis(int axis, double raw);
   void on_button(int code, bool pressed, DeviceSample& out);
-  void fill_switches(DeviceSample& out) const;
-
-  const AxisDeviceConfig& config() const { return config_; }
 
  private:
   AxisDeviceConfig config_;
+  std::string kind_;
+  std::string name_;
+  std::unique_ptr<detail::FdReader> reader_;
+  std::size_t record_size_;
+  std::array<unsigned char, 1536> buffer_{};  // 64 input_event or 192 js_event records
+  std::size_t filled_ = 0;
   std::array<double, 6> level_{};  // normalised, after deadband and sign
   bool deadman_ = false;
   bool clutch_ = false;

@@ -7,21 +7,11 @@
 
 #include <linux/input.h>
 
-#include <array>
-#include <memory>
 #include <string>
 
 #include "tether/local/hand_controller/axis_device.h"
 
-namespace asio {
-class io_context;
-}
-
 namespace tether::local {
-
-namespace detail {
-class FdReader;
-}
 
 class EvdevHandController final : public AxisHandController {
  public:
@@ -31,18 +21,9 @@ class EvdevHandController final : public AxisHandController {
   // Reads an already open descriptor (a test's pipe); closed on destruction if `owns_fd`.
   EvdevHandController(asio::io_context& io, int fd, const AxisDeviceConfig& config, bool owns_fd,
                       std::string name);
-  ~EvdevHandController() override;
-
-  std::string describe() const override { return "evdev " + name_; }
 
  protected:
-  void poll(double now, DeviceSample& out) override;
-
- private:
-  std::string name_;
-  std::unique_ptr<detail::FdReader> reader_;
-  std::array<unsigned char, 64 * sizeof(input_event)> buffer_{};
-  std::size_t filled_ = 0;
+  void on_record(const unsigned char* bytes, DeviceSample& out) override;
 };
 
 }  // namespace tether::local

@@ -34,6 +34,13 @@ struct DeviceSample {
   bool valid = true;    // false: device lost / end of script; increments are then zero
 };
 
+// What a driver reports once the device is lost: no motion.
+inline void clear_motion(DeviceSample& sample) {
+  sample.increment_handle.setZero();
+  sample.increment_base.setZero();
+  sample.arm_angle_increment = 0.0;
+}
+
 // Axes in which a hand-controller Jacobian gives the handle twist.
 enum class HandFrame {
   kHandle,  // HH: tool mode

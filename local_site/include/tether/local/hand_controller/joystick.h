@@ -8,40 +8,23 @@
 
 #include <linux/joystick.h>
 
-#include <array>
-#include <memory>
 #include <string>
 
 #include "tether/local/hand_controller/axis_device.h"
 
-namespace asio {
-class io_context;
-}
-
 namespace tether::local {
-
-namespace detail {
-class FdReader;
-}
 
 class JoystickHandController final : public AxisHandController {
  public:
+  // Opens `path` read-only; throws naming the path if it cannot.
   JoystickHandController(asio::io_context& io, const std::string& path,
                          const AxisDeviceConfig& config = AxisDeviceConfig::joystick_defaults());
+  // Reads an already open descriptor (a test's pipe); closed on destruction if `owns_fd`.
   JoystickHandController(asio::io_context& io, int fd, const AxisDeviceConfig& config, bool owns_fd,
                          std::string name);
-  ~JoystickHandController() override;
-
-  std::string describe() const override { return "joystick " + name_; }
 
  protected:
-  void poll(double now, DeviceSample& out) override;
-
- private:
-  std::string name_;
-  std::unique_ptr<detail::FdReader> reader_;
-  std::array<unsigned char, 64 * sizeof(js_event)> buffer_{};
-  std::size_t filled_ = 0;
+  void on_record(const unsigned char* bytes, DeviceSample& out) override;
 };
 
 }  // namespace tether::local

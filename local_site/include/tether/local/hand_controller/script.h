@@ -40,6 +40,8 @@ class HandScript {
   const ScriptSegment* segment_at(double t) const noexcept;
   // The first segment start or end > t; +∞ if none.
   double next_change_after(double t) const noexcept;
+  // ∫ psi_rate dt over script times [t0, t1] [rad].
+  double arm_angle_change(double t0, double t1) const noexcept;
   double end_time() const { return end_time_; }  // +∞ without an `end` line
   const std::vector<ScriptSegment>& segments() const { return segments_; }
   const std::string& name() const { return name_; }
