@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <memory>
 #include <string>
 
 #include "tether/common/task/validation.h"
@@ -13,6 +14,7 @@
 #include "tether/proto/convert.h"
 #include "tether/proto/task_io.h"
 #include "tether/remote/arm/simulated_arm.h"
+#include "tether/remote/arm_link/udp_arm.h"
 #include "tether/remote/loop/task_runner.h"
 #include "tether/remote/report/plot.h"
 #include "tether/remote/server/remote_site_server.h"
@@ -38,6 +40,9 @@ serve mode:
   --lease-timeout T        control lapses after T of silence from its operator (default 5s)
   --port-file FILE         also write the bound port to FILE
   --duration T             serve for T, then stop (default: until SIGINT/SIGTERM)
+  --arm-link udp:HOST:PORT drive an arm over the UDP joint-servo link (tether-simarm or a
+                           hardware bridge) instead of the embedded simulation
+  --link-timeout T         no arm state for T = lost arm link → controlled stop (default 10ms)
   --arm, --base, --tool, --scene as below
 
 task mode:
@@ -77,12 +82,8 @@ double parse_duration(const std::string& text) {
 }
 
 SceneKind parse_scene(const std::string& name) {
-  if (name == "free") return SceneKind::kFreeSpace;
-  if (name == "door") return SceneKind::kDoor;
-  if (name == "wall") return SceneKind::kWall;
-  if (name == "obstacles") return SceneKind::kObstacles;
-  if (name == "proximity") return SceneKind::kProximityTarget;
-  usage_error("--scene '" + name + "': expected free, door, wall, obstacles or proximity");
+  if (const auto scene = scene_from_name(name)) return *scene;
+  usage_error("--scene '" + name + "': expected " + kSceneNames);
 }
 
 HandControllerScript parse_hand_controller(const std::string& spec) {
@@ -118,6 +119,8 @@ int main(int argc, char** argv) {
   bool duration_given = false;
   std::string serve_address, site = "remote", task_dir, port_file;
   double lease_timeout = 5.0;
+  std::string arm_link_spec;
+  double link_timeout = 0.01;
   SceneKind scene = SceneKind::kFreeSpace;
   std::string scene_name = "free";
   Pacing pacing = Pacing::kRealTime;
@@ -137,6 +140,8 @@ int main(int argc, char** argv) {
     else if (arg == "--task-dir") task_dir = value();
     else if (arg == "--lease-timeout") lease_timeout = parse_duration(value());
     else if (arg == "--port-file") port_file = value();
+    else if (arg == "--arm-link") arm_link_spec = value();
+    else if (arg == "--link-timeout") link_timeout = parse_duration(value());
     else if (arg == "--arm") arm_name = value();
     else if (arg == "--base") base = value();
     else if (arg == "--tool") tool = value();
@@ -155,6 +160,7 @@ int main(int argc, char** argv) {
     }
   }
   if (task_path.empty() && serve_address.empty()) usage_error("--task or --serve is required");
+  if (!arm_link_spec.empty() && serve_address.empty()) usage_error("--arm-link needs --serve");
   if (!task_path.empty() && !serve_address.empty()) {
     usage_error("--task and --serve exclude each other: upload tasks to a serving site");
   }
@@ -170,17 +176,33 @@ int main(int argc, char** argv) {
       arm_model = load_arm_from_urdf(arm_name, options);
     }
     if (!serve_address.empty()) {
-      SimulationOptions sim_options;
-      sim_options.scene = scene;
-      sim_options.initial_position = default_initial_position(scene, arm_model);
-      SimulatedArm arm(arm_model, sim_options);
+      std::unique_ptr<ArmInterface> arm;
       ServerOptions options;
+      if (arm_link_spec.empty()) {
+        SimulationOptions sim_options;
+        sim_options.scene = scene;
+        sim_options.initial_position = default_initial_position(scene, arm_model);
+        arm = std::make_unique<SimulatedArm>(arm_model, sim_options);
+        options.arm_link = "embedded simulation, scene " + scene_name;
+      } else {
+        if (arm_link_spec.rfind("udp:", 0) != 0) {
+          usage_error("--arm-link '" + arm_link_spec + "': expected udp:HOST:PORT");
+        }
+        UdpArmOptions udp;
+        try {
+          udp = parse_udp_endpoint(arm_link_spec.substr(4));
+        } catch (const std::invalid_argument& e) {
+          usage_error(std::string("--arm-link: ") + e.what());
+        }
+        udp.link_timeout = link_timeout;
+        arm = std::make_unique<UdpArm>(arm_model, udp);
+        options.arm_link = "UDP joint-servo link " + arm_link_spec.substr(4);
+      }
       options.address = serve_address;
       options.site_name = site;
-      options.arm_link = "embedded simulation, scene " + scene_name;
       options.task_directory = task_dir;
       options.lease_timeout = lease_timeout;
-      return serve_remote_site(arm, options, duration_given ? duration : 0.0, [&](int port) {
+      return serve_remote_site(*arm, options, duration_given ? duration : 0.0, [&](int port) {
         const std::string host = serve_address.substr(0, serve_address.rfind(':'));
         std::printf("tether-remote: serving on %s:%d\n", host.c_str(), port);
         std::fflush(stdout);

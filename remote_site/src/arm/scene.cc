@@ -29,6 +29,15 @@ const char* to_string(SceneKind kind) {
   return "unknown";
 }
 
+std::optional<SceneKind> scene_from_name(std::string_view name) {
+  if (name == "free") return SceneKind::kFreeSpace;
+  if (name == "door") return SceneKind::kDoor;
+  if (name == "wall") return SceneKind::kWall;
+  if (name == "obstacles") return SceneKind::kObstacles;
+  if (name == "proximity") return SceneKind::kProximityTarget;
+  return std::nullopt;
+}
+
 bool solve_tool_pose(const KinematicModel& model, const Frame& base_T_tool, double arm_angle,
                      JointVector& q) {
   const ArmAngleModel arm_angle_model;

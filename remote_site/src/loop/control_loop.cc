@@ -1,33 +1,15 @@
 #include "tether/remote/loop/control_loop.h"
 
-#include <pthread.h>
-#include <sched.h>
-#include <spdlog/spdlog.h>
-#include <sys/mman.h>
-#include <time.h>
-
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
+#include "loop/realtime.h"
+
 namespace tether::remote {
-namespace {
 
-std::int64_t now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
-void sleep_until_ns(std::int64_t deadline) {
-  timespec ts;
-  ts.tv_sec = deadline / 1'000'000'000;
-  ts.tv_nsec = deadline % 1'000'000'000;
-  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
-  }
-}
-
-}  // namespace
+using realtime::now_ns;
+using realtime::sleep_until_ns;
 
 void LatencyHistogram::add(double seconds) noexcept {
   const double us = seconds * 1e6;
@@ -107,16 +89,7 @@ void ControlLoop::stop() {
 }
 
 void ControlLoop::thread_main() {
-  sched_param param{};
-  param.sched_priority = 80;
-  if (pacing_ == Pacing::kRealTime) {
-    if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) != 0) {
-      spdlog::warn("control loop: SCHED_FIFO not permitted, running at normal priority");
-    }
-    if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0) {
-      spdlog::warn("control loop: could not lock memory (mlockall)");
-    }
-  }
+  if (pacing_ == Pacing::kRealTime) realtime::enter_realtime("control loop", 80);
   std::int64_t deadline = now_ns();
   std::int64_t previous_wake = -1;
   while (!stop_.load(std::memory_order_acquire)) {

@@ -21,6 +21,7 @@
 // its z axis points from the surface to the sensor, the beam travels along −z).
 
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "tether/common/arm_model.h"
@@ -32,6 +33,11 @@ namespace tether::remote {
 enum class SceneKind { kFreeSpace, kDoor, kWall, kObstacles, kProximityTarget };
 
 const char* to_string(SceneKind kind);
+
+// The scene names of the command-line tools: free, door, wall, obstacles, proximity; empty
+// for any other name. kSceneNames lists them for error messages.
+std::optional<SceneKind> scene_from_name(std::string_view name);
+inline constexpr const char* kSceneNames = "free, door, wall, obstacles or proximity";
 
 // The gripper hangs below the wrist force/torque sensor, whose frame is the TOOL frame. It
 // is part of what the sensor measures (its weight is not compensated by the arm), and of the
