@@ -75,8 +75,10 @@ double parse_duration(const std::string& text) {
     usage_error("--duration '" + text + "' is not a duration");
   }
   const std::string unit = text.substr(used);
-  if (unit == "ms") value *= 1e-3;
-  else if (!unit.empty() && unit != "s") usage_error("--duration unit must be s or ms");
+  if (unit == "ms")
+    value *= 1e-3;
+  else if (!unit.empty() && unit != "s")
+    usage_error("--duration unit must be s or ms");
   if (!(value > 0.0) || !std::isfinite(value)) usage_error("--duration must be > 0");
   return value;
 }
@@ -131,27 +133,45 @@ int main(int argc, char** argv) {
       if (i + 1 >= argc) usage_error(arg + " needs a value");
       return argv[++i];
     };
-    if (arg == "--task") task_path = value();
+    if (arg == "--task")
+      task_path = value();
     else if (arg == "--duration") {
       duration = parse_duration(value());
       duration_given = true;
-    } else if (arg == "--serve") serve_address = value();
-    else if (arg == "--site") site = value();
-    else if (arg == "--task-dir") task_dir = value();
-    else if (arg == "--lease-timeout") lease_timeout = parse_duration(value());
-    else if (arg == "--port-file") port_file = value();
-    else if (arg == "--arm-link") arm_link_spec = value();
-    else if (arg == "--link-timeout") link_timeout = parse_duration(value());
-    else if (arg == "--arm") arm_name = value();
-    else if (arg == "--base") base = value();
-    else if (arg == "--tool") tool = value();
-    else if (arg == "--scene") scene = parse_scene(scene_name = value());
-    else if (arg == "--realtime") pacing = Pacing::kRealTime;
-    else if (arg == "--batch") pacing = Pacing::kBatch;
-    else if (arg == "--hand-controller") hand = value();
-    else if (arg == "--csv") csv = value();
-    else if (arg == "--plot") plot = value();
-    else if (arg == "--validate") validate_only = true;
+    } else if (arg == "--serve")
+      serve_address = value();
+    else if (arg == "--site")
+      site = value();
+    else if (arg == "--task-dir")
+      task_dir = value();
+    else if (arg == "--lease-timeout")
+      lease_timeout = parse_duration(value());
+    else if (arg == "--port-file")
+      port_file = value();
+    else if (arg == "--arm-link")
+      arm_link_spec = value();
+    else if (arg == "--link-timeout")
+      link_timeout = parse_duration(value());
+    else if (arg == "--arm")
+      arm_name = value();
+    else if (arg == "--base")
+      base = value();
+    else if (arg == "--tool")
+      tool = value();
+    else if (arg == "--scene")
+      scene = parse_scene(scene_name = value());
+    else if (arg == "--realtime")
+      pacing = Pacing::kRealTime;
+    else if (arg == "--batch")
+      pacing = Pacing::kBatch;
+    else if (arg == "--hand-controller")
+      hand = value();
+    else if (arg == "--csv")
+      csv = value();
+    else if (arg == "--plot")
+      plot = value();
+    else if (arg == "--validate")
+      validate_only = true;
     else if (arg == "--help" || arg == "-h") {
       std::cout << kUsage;
       return 0;
@@ -167,8 +187,10 @@ int main(int argc, char** argv) {
 
   try {
     ArmModel arm_model;
-    if (arm_name == "iiwa7") arm_model = load_default_arm();
-    else if (arm_name == "panda") arm_model = load_panda_arm();
+    if (arm_name == "iiwa7")
+      arm_model = load_default_arm();
+    else if (arm_name == "panda")
+      arm_model = load_panda_arm();
     else {
       UrdfLoadOptions options;
       if (!base.empty()) options.base_link = base;
@@ -250,9 +272,8 @@ int main(int argc, char** argv) {
     std::printf("  peak torque       %.2f N·m\n", record.peak_torque);
     if (!record.error.empty()) {
       const auto& e = record.error.back();
-      std::printf("  final x_c - x_r   %.4f m, %.3f deg, arm angle %.3f deg\n",
-                  e.head<3>().norm(), e.segment<3>(3).norm() * 180.0 / M_PI,
-                  e[6] * 180.0 / M_PI);
+      std::printf("  final x_c - x_r   %.4f m, %.3f deg, arm angle %.3f deg\n", e.head<3>().norm(),
+                  e.segment<3>(3).norm() * 180.0 / M_PI, e[6] * 180.0 / M_PI);
     }
     if (record.teleoperation.applied > 0) {
       std::printf("  hand controller   %llu samples applied, %llu lost, %llu duplicates\n",
@@ -291,7 +312,8 @@ int main(int argc, char** argv) {
       wrench.x_label = "time [s]";
       wrench.y_label = "|f| [N], |tau| [N m]";
       wrench.series.push_back({"force [N]", record.time, record.force, report::Rgb{214, 39, 40}});
-      wrench.series.push_back({"torque [N m]", record.time, record.torque, report::Rgb{44, 160, 44}});
+      wrench.series.push_back(
+          {"torque [N m]", record.time, record.torque, report::Rgb{44, 160, 44}});
       figure.panels.push_back(wrench);
       report::write_png(figure, plot);
       std::printf("  plot              %s\n", plot.c_str());

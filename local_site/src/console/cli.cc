@@ -17,6 +17,7 @@
 #include "tether/common/task/validation.h"
 #include "tether/local/console/preview.h"
 #include "tether/local/console/recording.h"
+#include "tether/local/ground/ground_station.h"
 #include "tether/local/link/remote_site_client.h"
 #include "tether/proto/convert.h"
 #include "tether/proto/task_io.h"
@@ -435,6 +436,39 @@ int cmd_record(Context& c) {
   return writer.rows() > 0 ? kExitOk : kExitError;
 }
 
+int cmd_teleop(Context& c) {
+  GroundOptions options;
+  options.sites.push_back(SiteAddress{c.globals.remote, c.globals.remote});
+  options.operator_name = c.globals.operator_name;
+  options.device = c.args.get("--device", "keyboard");
+  const std::string mode = c.args.get("--mode", "tool");
+  if (mode == "tool")
+    options.input.mode = TeleopMode::kTool;
+  else if (mode == "world")
+    options.input.mode = TeleopMode::kWorld;
+  else if (mode == "camera")
+    options.input.mode = TeleopMode::kCamera;
+  else
+    throw UsageError("--mode '" + mode + "': expected tool, world or camera");
+  options.input.reflection = default_reflection();
+  const std::string reflect = c.args.get("--reflect", "measured");
+  using Source = ForceReflectionConfig::Source;
+  if (reflect == "none")
+    options.input.reflection.source = Source::kNone;
+  else if (reflect == "measured")
+    options.input.reflection.source = Source::kMeasured;
+  else if (reflect == "error")
+    options.input.reflection.source = Source::kTrackingError;
+  else
+    throw UsageError("--reflect '" + reflect + "': expected none, measured or error");
+  if (c.args.has("--duration")) {
+    options.duration = parse_seconds("--duration", c.args.get("--duration"));
+  }
+  options.start_task = c.args.get("--start");
+  const int status = run_ground_station(options, c.out);
+  return status == 6 ? kExitUnreachable : status == 0 ? kExitOk : kExitError;
+}
+
 int cmd_plot(Context& c) {
   const Recording recording = read_recording(c.args.positional[0]);
   std::string tasks;
@@ -546,6 +580,24 @@ const std::vector<Command>& commands() {
        1,
        1,
        cmd_record},
+      {"teleop",
+       "teleop [--device SPEC] [--mode M] [--reflect R] [--start TASK] [--duration T]",
+       "Teleoperates the remote site with a hand controller, force reflection rendered on its\n"
+       "actuators (the same session as tether-ground; see `tether-ground --help`).\n"
+       "  --device SPEC   keyboard (default), evdev:/dev/input/eventN, joystick:/dev/input/jsN,\n"
+       "                  script:FILE, sim or sim:FILE\n"
+       "  --mode M        tool (default), world or camera\n"
+       "  --reflect R     measured (default), error or none\n"
+       "  --start TASK    start this stored task once streaming, stop it at the end\n"
+       "  --duration T    stop after T (default: until Ctrl-C or the script ends)\n",
+       {{"--device", true},
+        {"--mode", true},
+        {"--reflect", true},
+        {"--start", true},
+        {"--duration", true}},
+       0,
+       0,
+       cmd_teleop},
       {"plot",
        "plot FILE.csv OUT.png [--title TEXT]",
        "Plots a recording: door angle (aux0) when present, force and torque magnitude and the\n"

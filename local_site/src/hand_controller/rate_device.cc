@@ -41,7 +41,9 @@ DeviceSample RateHandController::sample(double now) {
   }
   double t = last_time_;
   while (t < now) {
-    const double next = std::min(next_change_after(t), now);
+    double next = std::min(next_change_after(t), now);
+    // A change time shifted by the script's origin can round back onto t; never stall.
+    if (!(next > t)) next = now;
     const RateCommand command = command_at(t);
     handle_.advance(command, next - t, out.increment_handle, out.increment_base);
     out.arm_angle_increment += command.arm_angle_rate * (next - t);

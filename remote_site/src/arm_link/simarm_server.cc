@@ -136,12 +136,17 @@ struct SimArmServer::Impl {
     const auto period_ns = static_cast<std::int64_t>(std::llround(options.period * 1e9));
     ArmState initial;
     arm.read(initial);
-    double arm_time = initial.time;
     std::int64_t deadline = realtime::now_ns();
+    const std::int64_t start_ns = deadline;
     while (!stop_requested.load(std::memory_order_acquire)) {
       realtime::sleep_until_ns(deadline);
       const std::int64_t t0 = realtime::now_ns();
-      arm_time += options.period;
+      // The simulated world follows the wall clock, as a real arm's does: after a late
+      // period it integrates the time it missed with the last command, rather than
+      // freezing while the controller's clock runs on (which would turn every pause of
+      // this process into a position step against the environment).
+      const std::int64_t periods = (t0 - start_ns) / period_ns + 1;
+      const double arm_time = initial.time + static_cast<double>(periods) * options.period;
       period(t0, arm_time);
       ++stats.periods;
       const std::int64_t t1 = realtime::now_ns();

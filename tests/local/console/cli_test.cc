@@ -42,7 +42,7 @@ TEST(ConsoleCli, HelpListsEveryCommandAndTheExitCodes) {
 
 TEST(ConsoleCli, EveryCommandHasItsOwnHelp) {
   for (const char* command : {"connect", "status", "upload", "list", "show", "delete", "start",
-                              "stop", "reset", "set", "record", "plot", "preview"}) {
+                              "stop", "reset", "set", "teleop", "record", "plot", "preview"}) {
     const Result r = tether(std::string(command) + " --help");
     EXPECT_EQ(r.code, kExitOk) << command << ":\n" << r.output;
     EXPECT_TRUE(contains(r.output, std::string("usage: tether [global options] ") + command))

@@ -61,6 +61,27 @@ TEST(HandScript, RatesChangeExactlyAtLineTimesWhateverTheSampleTimes) {
   EXPECT_TRUE(device.sample(100.0).valid);  // no end line: the last line holds
 }
 
+// Regression: a line time shifted by the script origin can round back onto the sample time;
+// sampling must still advance (it once spun for ever at the first such line).
+TEST(HandScript, SamplingAdvancesAcrossEveryLineWhateverTheOrigin) {
+  const HandScript script =
+      HandScript::load(TETHER_LOCAL_SOURCE_DIR "/scripts/door_swing.hcscript");
+  for (double origin : {0.0, 0.0123456789, 1234.56789, 86400.000317}) {
+    ScriptedHandController device(script);
+    device.sample(origin);
+    double sum = 0.0;
+    for (int i = 1; i <= 40000; ++i) {
+      const DeviceSample s = device.sample(origin + 0.001 * i);
+      if (!s.valid) break;
+      sum += s.increment_handle[3];
+    }
+    // Alternating ±10°/s for 2 s each over 32 s ends where it began, but for the motion
+    // of the sample that crosses the end (invalid, so dropped): under 2 ms of 10°/s.
+    EXPECT_NEAR(sum, 0.0, 2e-3 * 10.0 * std::numbers::pi / 180.0) << "origin " << origin;
+    EXPECT_FALSE(device.sample(origin + 32.5).valid);
+  }
+}
+
 TEST(HandScript, ErrorsNameFileLineAndTheBadToken) {
   EXPECT_EQ(parse_error("0 base 0 0 0 0 0 0 0 1 0\n\n0.5 handel 0 0 0 0 0 0 0 1 0\n"),
             "test.hcscript:3: bad token 'handel' for frame: expected handle or base");

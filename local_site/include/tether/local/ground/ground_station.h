@@ -1,0 +1,48 @@
+#pragma once
+
+// tether-ground, the operator service of the local site: connects to one or more remote
+// sites, watches each one's executor (state changes and breaches, from its telemetry
+// stream), and teleoperates one of them with a hand controller — increments out at the
+// teleoperation rate, force reflection rendered on the hand controller's actuators.
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "tether/local/hand_controller/open.h"
+#include "tether/local/hand_controller/operator_input.h"
+
+namespace tether::local {
+
+struct SiteAddress {
+  std::string name;     // for messages
+  std::string address;  // host:port
+};
+
+struct GroundOptions {
+  std::vector<SiteAddress> sites;  // at least one
+  std::string teleop_site;         // name of the site to teleoperate; empty = the first
+  std::string device = "sim";      // hand controller spec (open.h); "none" = only watch
+  HandControllerOptions device_options;
+  OperatorInputConfig input;
+  std::string operator_name;  // empty: $USER@host
+  double rate = 1000.0;       // [Hz] teleoperation rate
+  double duration = 0.0;      // [s]; 0 = until SIGINT/SIGTERM or the device ends
+  std::string start_task;     // start this stored task on the teleoperated site first
+  std::string report_path;    // also write the summary as "key value" lines
+};
+
+// The ground's default force reflection: the measured wrench, scaled so that the coupled
+// loop hand → arm → environment → hand stays stable with a compliant grip. At 0.05 N·m per
+// N·m the simulated operator hand (2 N·m/rad) and the stiff door grasp oscillated into the
+// torque bound; 0.01 keeps the door-shared session stable with margin.
+ForceReflectionConfig default_reflection();
+
+// Parses a site given as NAME=HOST:PORT or HOST:PORT; throws std::invalid_argument.
+SiteAddress parse_site(const std::string& text);
+
+// Runs until done; prints progress and a summary to `out`. Exit status: 0 ok, 1 error,
+// 3 a site stopped its arm on a bound breach during the session, 6 a site unreachable.
+int run_ground_station(const GroundOptions& options, std::ostream& out);
+
+}  // namespace tether::local

@@ -1,0 +1,261 @@
+#include "tether/local/ground/ground_station.h"
+
+#include <signal.h>
+
+#include <asio.hpp>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <ostream>
+#include <stdexcept>
+#include <thread>
+
+#include "tether/local/link/remote_site_client.h"
+#include "tether/local/teleop/teleop_session.h"
+
+namespace tether::local {
+
+namespace {
+
+std::atomic<bool> interrupted{false};
+
+extern "C" void on_signal(int) { interrupted.store(true); }
+
+// Follows one site's telemetry at 10 Hz and reports what changes: state, task and breach.
+class SiteWatch {
+ public:
+  SiteWatch(const SiteAddress& site, const std::string& operator_name, std::ostream& out,
+            std::mutex& out_mutex)
+      : site_(site), out_(out), out_mutex_(out_mutex) {
+    ClientOptions options;
+    options.operator_name = operator_name;
+    client_ = std::make_unique<RemoteSiteClient>(site.address, options);
+  }
+  ~SiteWatch() {
+    stop_.store(true);
+    if (subscription_) subscription_->cancel();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  RemoteSiteClient& client() { return *client_; }
+
+  void start() {
+    const SiteStatus s = client_->status();
+    say("connected: site '" + s.site + "', arm " + s.arm + " (" + s.arm_link + "), " +
+        to_string(s.state) +
+        (s.controller.empty() ? std::string() : ", controlled by " + s.controller));
+    subscription_ = std::make_unique<TelemetrySubscription>(client_->subscribe_telemetry(100));
+    thread_ = std::thread([this] { run(); });
+  }
+
+  bool breached() const { return breached_.load(); }
+  double last_aux0() const { return aux0_.load(); }
+
+ private:
+  void say(const std::string& text) {
+    std::lock_guard lock(out_mutex_);
+    out_ << "[" << site_.name << "] " << text << std::endl;
+  }
+
+  void run() {
+    TelemetrySample sample;
+    SiteState state = SiteState::kUnspecified;
+    std::uint64_t task = ~0ULL;
+    while (!stop_.load()) {
+      try {
+        const auto next = subscription_->next(sample, std::chrono::milliseconds(200));
+        if (next == TelemetrySubscription::Next::kEnded) break;
+        if (next == TelemetrySubscription::Next::kTimeout) continue;
+      } catch (const RemoteError& e) {
+        say(std::string("telemetry lost: ") + e.what());
+        break;
+      }
+      if (!sample.aux.empty()) aux0_.store(sample.aux[0]);
+      if (sample.state != state || sample.task_id != task) {
+        state = sample.state;
+        task = sample.task_id;
+        std::string text = std::string(to_string(state));
+        if (!sample.task_name.empty()) text += ", task '" + sample.task_name + "'";
+        if (sample.breach) {
+          text += ": " + sample.breach.description;
+          if (sample.breach.cause != BreachCause::kOperatorStop) breached_.store(true);
+        }
+        say(text);
+      }
+    }
+  }
+
+  SiteAddress site_;
+  std::ostream& out_;
+  std::mutex& out_mutex_;
+  std::unique_ptr<RemoteSiteClient> client_;
+  std::unique_ptr<TelemetrySubscription> subscription_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> breached_{false};
+  std::atomic<double> aux0_{0.0};
+};
+
+}  // namespace
+
+ForceReflectionConfig default_reflection() {
+  ForceReflectionConfig r;
+  r.source = ForceReflectionConfig::Source::kMeasured;
+  r.force_scale = 0.1;
+  r.torque_scale = 0.01;
+  r.max_force = 5.0;
+  r.max_torque = 0.5;
+  return r;
+}
+
+SiteAddress parse_site(const std::string& text) {
+  const auto eq = text.find('=');
+  SiteAddress site;
+  site.address = eq == std::string::npos ? text : text.substr(eq + 1);
+  site.name = eq == std::string::npos ? text : text.substr(0, eq);
+  const auto colon = site.address.rfind(':');
+  if (site.name.empty() || colon == std::string::npos || colon == 0 ||
+      colon + 1 == site.address.size()) {
+    throw std::invalid_argument("site '" + text + "': expected NAME=HOST:PORT or HOST:PORT");
+  }
+  return site;
+}
+
+int run_ground_station(const GroundOptions& options, std::ostream& out) {
+  if (options.sites.empty()) throw std::invalid_argument("no remote site given");
+  validate(options.input);
+  std::mutex out_mutex;
+  const std::string operator_name =
+      options.operator_name.empty() ? default_operator_name() : options.operator_name;
+
+  std::vector<std::unique_ptr<SiteWatch>> watches;
+  SiteWatch* teleop_watch = nullptr;
+  SiteAddress teleop_site;
+  try {
+    for (const SiteAddress& site : options.sites) {
+      watches.push_back(std::make_unique<SiteWatch>(site, operator_name, out, out_mutex));
+      watches.back()->start();
+      if (options.teleop_site.empty() ? teleop_watch == nullptr
+                                      : site.name == options.teleop_site) {
+        teleop_watch = watches.back().get();
+        teleop_site = site;
+      }
+    }
+  } catch (const RemoteError& e) {
+    out << "tether-ground: " << e.what() << std::endl;
+    return e.unreachable() ? 6 : 1;
+  }
+  if (teleop_watch == nullptr) {
+    throw std::invalid_argument("--teleop '" + options.teleop_site + "' is not among the sites");
+  }
+
+  struct sigaction action {};
+  action.sa_handler = on_signal;
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+
+  if (options.device == "none") {
+    const auto end =
+        std::chrono::steady_clock::now() +
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(options.duration > 0 ? options.duration : 1e9));
+    while (!interrupted.load() && std::chrono::steady_clock::now() < end) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    bool breached = false;
+    for (const auto& w : watches) breached = breached || w->breached();
+    return breached ? 3 : 0;
+  }
+
+  asio::io_context io;
+  OperatorInput input(open_hand_controller(options.device, io, options.device_options),
+                      options.input);
+  {
+    std::lock_guard lock(out_mutex);
+    out << "[" << teleop_site.name << "] teleoperating with " << input.device().describe() << ", "
+        << to_string(input.mode()) << " mode, " << options.rate << " Hz" << std::endl;
+  }
+  TeleopOptions teleop;
+  teleop.address = teleop_site.address;
+  teleop.operator_name = operator_name;
+  teleop.rate = options.rate;
+  // The session runs until told; ending it is ours, so the arm is stopped first.
+  teleop.duration = 0.0;
+  TeleopSession session(input, teleop);
+  session.start();
+  if (!options.start_task.empty()) {
+    try {
+      // The stream is open before the task starts, so its stall clock sees increments.
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      teleop_watch->client().start(options.start_task);
+    } catch (const RemoteError& e) {
+      session.stop();
+      session.wait();
+      out << "tether-ground: " << e.what() << std::endl;
+      return e.unreachable() ? 6 : 1;
+    }
+  }
+  const auto begin = std::chrono::steady_clock::now();
+  while (!session.finished() && !interrupted.load()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    if (options.duration > 0.0 && elapsed >= options.duration) break;
+  }
+  // A controlled stop before the stream closes: otherwise the remote's stall guard would
+  // stop the arm a moment later and report it as a fault.
+  try {
+    if (!options.start_task.empty()) teleop_watch->client().stop();
+  } catch (const RemoteError& e) {
+    out << "tether-ground: stop: " << e.what() << std::endl;
+  }
+  session.stop();
+  const TeleopReport r = session.wait();
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));  // let the watches report
+
+  bool breached = false;
+  for (const auto& w : watches) breached = breached || w->breached();
+  const auto ms = [](double s) { return s * 1e3; };
+  char line[512];
+  std::lock_guard lock(out_mutex);
+  out << "[" << teleop_site.name << "] teleoperation summary\n";
+  std::snprintf(line, sizeof line,
+                "  increments        %llu sent, %llu applied by the remote, %llu lost, %llu "
+                "duplicates\n",
+                static_cast<unsigned long long>(r.sent),
+                static_cast<unsigned long long>(r.last.applied),
+                static_cast<unsigned long long>(r.last.lost),
+                static_cast<unsigned long long>(r.last.duplicates));
+  out << line;
+  std::snprintf(line, sizeof line,
+                "  round trip        p50 %.3f ms, p99 %.3f ms, max %.3f ms over %llu increments "
+                "(sample -> applied -> reflected)\n",
+                ms(r.latency_p50), ms(r.latency_p99), ms(r.latency_max),
+                static_cast<unsigned long long>(r.measured));
+  out << line;
+  std::snprintf(line, sizeof line,
+                "  force reflection  %llu samples, peak |f| %.2f N, |tau| %.2f N m\n",
+                static_cast<unsigned long long>(r.reflections), r.peak_force, r.peak_torque);
+  out << line;
+  out << "  remote state      " << r.last.state
+      << (r.last.breach.empty() ? "" : " (" + r.last.breach + ")") << "\n";
+  out << "  door/aux angle    " << teleop_watch->last_aux0() * 180.0 / M_PI << " deg\n";
+  out << "  stream            " << r.stream_status << std::endl;
+  if (!options.report_path.empty()) {
+    std::ofstream report(options.report_path);
+    report << "sent " << r.sent << "\napplied " << r.last.applied << "\nlost " << r.last.lost
+           << "\nduplicates " << r.last.duplicates << "\nreflections " << r.reflections
+           << "\nmeasured " << r.measured << "\nlatency_p50_ms " << ms(r.latency_p50)
+           << "\nlatency_p99_ms " << ms(r.latency_p99) << "\nlatency_max_ms " << ms(r.latency_max)
+           << "\npeak_force_n " << r.peak_force << "\npeak_torque_nm " << r.peak_torque
+           << "\nfinal_state " << r.last.state << "\naux0_deg "
+           << teleop_watch->last_aux0() * 180.0 / M_PI << "\n";
+  }
+  if (breached) return 3;
+  return r.ok || r.stream_status.empty() ? 0 : 1;
+}
+
+}  // namespace tether::local

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Real processes on loopback: tether-remote --serve (embedded MuJoCo door), the `tether`
+# console and tether-ground.
+# Usage: teleop_pair_test.sh CASE TETHER_REMOTE TETHER TETHER_GROUND SOURCE_DIR
+#   teleop   a scripted teleoperation session turns the door; every increment is applied
+#            once, none lost, and force reflection arrives at the ground
+#   stall    tether-ground is frozen (SIGSTOP) mid-session: the remote stops the arm on the
+#            stalled stream within one control period of the 100 ms deadline
+#   lost     tether-ground is killed (SIGKILL): the remote stops the arm on the lost link
+#            well before the stall deadline
+#   console  `tether teleop` with the simulated 6R hand controller: the arm follows and the
+#            session ends cleanly
+set -euo pipefail
+case_name=$1 remote_bin=$2 console_bin=$3 ground_bin=$4 src=$5
+work=$(mktemp -d)
+remote_pid="" ground_pid=""
+cleanup() {
+  [ -n "$ground_pid" ] && kill -CONT "$ground_pid" 2>/dev/null && kill -9 "$ground_pid" 2>/dev/null
+  [ -n "$remote_pid" ] && kill "$remote_pid" 2>/dev/null && wait "$remote_pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; echo "--- remote log"; cat "$work/remote.log"; echo "--- ground log";
+         cat "$work/ground.log" 2>/dev/null; exit 1; }
+
+"$remote_bin" --serve 127.0.0.1:0 --scene door --port-file "$work/port" \
+  >"$work/remote.log" 2>&1 &
+remote_pid=$!
+for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+[ -s "$work/port" ] || fail "tether-remote did not report its port"
+addr=127.0.0.1:$(cat "$work/port")
+console() { "$console_bin" --remote "$addr" --operator tester "$@"; }
+
+console upload "$src/remote_site/tasks/door_shared.textproto" --no-preview >/dev/null \
+  || fail "upload refused"
+
+field() { awk -v k="$1" '$1 == k { print $2 }' "$work/report"; }
+
+case "$case_name" in
+teleop)
+  "$ground_bin" --site door="$addr" --operator tester --start door_shared \
+    --device "script:$src/local_site/scripts/rotate_door.hcscript" --report "$work/report" \
+    >"$work/ground.log" 2>&1 || fail "tether-ground exit $?"
+  cat "$work/ground.log"
+  sent=$(field sent) applied=$(field applied) lost=$(field lost) dup=$(field duplicates)
+  reflections=$(field reflections) torque=$(field peak_torque_nm) door=$(field aux0_deg)
+  [ "$lost" = 0 ] || fail "$lost increments lost"
+  [ "$dup" = 0 ] || fail "$dup duplicates"
+  # Every increment after the task started was applied exactly once.
+  [ "$applied" -ge $((sent - 100)) ] && [ "$applied" -le "$sent" ] \
+    || fail "applied $applied of $sent"
+  [ "$reflections" -ge 1000 ] || fail "only $reflections reflections"
+  awk -v t="$torque" 'BEGIN { exit !(t > 0.5) }' || fail "no reflected torque ($torque)"
+  awk -v d="$door" 'BEGIN { exit !(d > 25 && d < 60) }' || fail "door at $door deg"
+  grep -q "operator stop" <(console status) || fail "the session did not end with a clean stop"
+  ;;
+console)
+  console teleop --device sim:"$src/local_site/scripts/rotate_door.hcscript" \
+    --start door_shared >"$work/ground.log" 2>&1 || fail "tether teleop exit $?"
+  cat "$work/ground.log"
+  grep -q " 0 lost, 0 duplicates" "$work/ground.log" || fail "increments lost or duplicated"
+  door=$(awk '/door\/aux angle/ { print $3 }' "$work/ground.log")
+  awk -v d="$door" 'BEGIN { exit !(d > 15) }' || fail "door at $door deg"
+  ;;
+stall|lost)
+  "$ground_bin" --site door="$addr" --operator tester --start door_shared \
+    --device "script:$src/local_site/scripts/door_swing.hcscript" >"$work/ground.log" 2>&1 &
+  ground_pid=$!
+  for _ in $(seq 100); do console status | grep -q "running" && break; sleep 0.05; done
+  console status | grep -q "running" || fail "the task never ran"
+  sleep 1
+  if [ "$case_name" = stall ]; then kill -STOP "$ground_pid"; else kill -9 "$ground_pid"; fi
+  sleep 0.6
+  status=$(console status)
+  echo "$status"
+  if [ "$case_name" = stall ]; then
+    echo "$status" | grep -q "teleoperation stream stalled" || fail "no stall stop"
+    # The breach reports the silence when the stop began: the 0.1 s deadline plus at most
+    # one control period (1 ms) and the frozen process's last in-flight increments.
+    silence=$(echo "$status" | grep -o "stalled [0-9.]*" | awk '{ print $2 }')
+    awk -v s="$silence" 'BEGIN { exit !(s >= 0.1 && s <= 0.1015) }' \
+      || fail "stall detected after $silence s"
+  else
+    echo "$status" | grep -q "ground link lost" || fail "no lost-link stop"
+  fi
+  echo "$status" | grep -qi "stopped" || fail "arm not stopped"
+  ;;
+*) echo "unknown case $case_name"; exit 2 ;;
+esac
+echo "PASS $case_name"

@@ -1,0 +1,11 @@
+# The ground/remote pair as separate processes on loopback (issue 4, deliverables 5 and 7).
+foreach(case teleop stall lost console)
+  add_test(NAME TeleopPair.${case}
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/teleop_pair_test.sh ${case}
+                   $<TARGET_FILE:tether-remote> $<TARGET_FILE:tether>
+                   $<TARGET_FILE:tether-ground> ${PROJECT_SOURCE_DIR})
+  # Real-time loops in two processes: run alone so compiler load or other tests do not
+  # starve them.
+  set_tests_properties(TeleopPair.${case} PROPERTIES RUN_SERIAL TRUE TIMEOUT 120
+                       PASS_REGULAR_EXPRESSION "PASS ${case}")
+endforeach()
