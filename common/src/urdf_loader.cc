@@ -407,4 +407,10 @@ ArmModel load_panda_arm() {
   return load_arm_from_urdf(data_path("arms/panda.urdf"), options);
 }
 
+ArmModel load_arm_by_name(const std::string& name, const UrdfLoadOptions& options) {
+  if (name == "iiwa7") return load_default_arm();
+  if (name == "panda") return load_panda_arm();
+  return load_arm_from_urdf(name, options);
+}
+
 }  // namespace tether

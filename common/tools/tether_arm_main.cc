@@ -86,14 +86,7 @@ int main(int argc, char** argv) {
   }
 
   try {
-    tether::ArmModel arm;
-    if (arm_name == "iiwa7") {
-      arm = tether::load_default_arm();
-    } else if (arm_name == "panda") {
-      arm = tether::load_panda_arm();
-    } else {
-      arm = tether::load_arm_from_urdf(arm_name, options);
-    }
+    const tether::ArmModel arm = tether::load_arm_by_name(arm_name, options);
     if (configurations.empty()) configurations = tether::tools::demo_configurations(arm);
     tether::tools::print_arm_report(arm, configurations, reference, std::cout);
   } catch (const std::exception& e) {

@@ -1,6 +1,5 @@
 #include "tether/proto/task_io.h"
 
-
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/text_format.h>
@@ -19,12 +18,41 @@
 #include <utility>
 #include <vector>
 
+#include "conversion_helpers.h"
 #include "tether/proto/convert.h"
 #include "tether/v1/task.pb.h"
 
-#include "conversion_helpers.h"
-
 namespace tether::proto {
+TeleopMode to_teleop_mode(v1::TeleopMode m, const std::string& path) {
+  switch (m) {
+    case v1::TELEOP_MODE_UNSPECIFIED:
+      return TeleoperationParameters{}.mode;
+    case v1::TELEOP_MODE_TOOL:
+      return TeleopMode::kTool;
+    case v1::TELEOP_MODE_WORLD:
+      return TeleopMode::kWorld;
+    case v1::TELEOP_MODE_CAMERA:
+      return TeleopMode::kCamera;
+    default:
+      break;
+  }
+  throw ConversionError(path + " = " + std::to_string(static_cast<int>(m)) +
+                        ": unknown value; use TELEOP_MODE_TOOL, TELEOP_MODE_WORLD or "
+                        "TELEOP_MODE_CAMERA");
+}
+
+v1::TeleopMode from_teleop_mode(TeleopMode mode) {
+  switch (mode) {
+    case TeleopMode::kTool:
+      return v1::TELEOP_MODE_TOOL;
+    case TeleopMode::kWorld:
+      return v1::TELEOP_MODE_WORLD;
+    case TeleopMode::kCamera:
+      return v1::TELEOP_MODE_CAMERA;
+  }
+  return v1::TELEOP_MODE_UNSPECIFIED;
+}
+
 namespace {
 
 using detail::finite;
@@ -72,24 +100,6 @@ InputKind to_input(v1::InputKind k, InputKind default_kind, const std::string& p
   }
   throw ConversionError(path + " = " + std::to_string(static_cast<int>(k)) +
                         ": unknown value; use INPUT_KIND_VELOCITY or INPUT_KIND_FORCE");
-}
-
-TeleopMode to_mode(v1::TeleopMode m, const std::string& path) {
-  switch (m) {
-    case v1::TELEOP_MODE_UNSPECIFIED:
-      return TeleoperationParameters{}.mode;
-    case v1::TELEOP_MODE_TOOL:
-      return TeleopMode::kTool;
-    case v1::TELEOP_MODE_WORLD:
-      return TeleopMode::kWorld;
-    case v1::TELEOP_MODE_CAMERA:
-      return TeleopMode::kCamera;
-    default:
-      break;
-  }
-  throw ConversionError(path + " = " + std::to_string(static_cast<int>(m)) +
-                        ": unknown value; use TELEOP_MODE_TOOL, TELEOP_MODE_WORLD or "
-                        "TELEOP_MODE_CAMERA");
 }
 
 Vector3 to_axis_limits(const v1::AxisLimits& l, const std::string& path) {
@@ -170,7 +180,7 @@ SpringTrajectoryParameters to_spring_trajectory(const v1::SpringTrajectoryParame
 TeleoperationParameters to_teleoperation(const v1::TeleoperationParameters& m) {
   TeleoperationParameters p;
   p.enabled = m.enabled();
-  p.mode = to_mode(m.mode(), "teleoperation.mode");
+  p.mode = to_teleop_mode(m.mode(), "teleoperation.mode");
   if (m.has_gain()) p.gain = to_motion_vector(m.gain(), "teleoperation.gain");
   if (m.has_tool_t_teleop()) {
     p.tool_T_teleop = to_frame(m.tool_t_teleop(), "teleoperation.tool_T_teleop");
@@ -416,9 +426,7 @@ void write_teleoperation(const TeleoperationParameters& p, v1::TaskParameters* o
   const auto m = [out] { return out->mutable_teleoperation(); };
   if (p.enabled != d.enabled) m()->set_enabled(p.enabled);
   if (p.mode != d.mode) {
-    m()->set_mode(p.mode == TeleopMode::kTool    ? v1::TELEOP_MODE_TOOL
-                  : p.mode == TeleopMode::kWorld ? v1::TELEOP_MODE_WORLD
-                                                 : v1::TELEOP_MODE_CAMERA);
+    m()->set_mode(from_teleop_mode(p.mode));
   }
   if (p.gain != d.gain) from_motion_vector(p.gain, m()->mutable_gain());
   write_frame_if_not_identity(p.tool_T_teleop, [&m] { return m()->mutable_tool_t_teleop(); });

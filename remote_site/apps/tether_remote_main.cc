@@ -186,17 +186,10 @@ int main(int argc, char** argv) {
   }
 
   try {
-    ArmModel arm_model;
-    if (arm_name == "iiwa7")
-      arm_model = load_default_arm();
-    else if (arm_name == "panda")
-      arm_model = load_panda_arm();
-    else {
-      UrdfLoadOptions options;
-      if (!base.empty()) options.base_link = base;
-      if (!tool.empty()) options.tool_link = tool;
-      arm_model = load_arm_from_urdf(arm_name, options);
-    }
+    UrdfLoadOptions urdf_options;
+    if (!base.empty()) urdf_options.base_link = base;
+    if (!tool.empty()) urdf_options.tool_link = tool;
+    const ArmModel arm_model = load_arm_by_name(arm_name, urdf_options);
     if (!serve_address.empty()) {
       std::unique_ptr<ArmInterface> arm;
       ServerOptions options;

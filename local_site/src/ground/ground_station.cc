@@ -226,9 +226,9 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
                 "  increments        %llu sent, %llu applied by the remote, %llu lost, %llu "
                 "duplicates\n",
                 static_cast<unsigned long long>(r.sent),
-                static_cast<unsigned long long>(r.last.applied),
-                static_cast<unsigned long long>(r.last.lost),
-                static_cast<unsigned long long>(r.last.duplicates));
+                static_cast<unsigned long long>(r.last.teleoperation.applied),
+                static_cast<unsigned long long>(r.last.teleoperation.lost),
+                static_cast<unsigned long long>(r.last.teleoperation.duplicates));
   out << line;
   std::snprintf(line, sizeof line,
                 "  round trip        p50 %.3f ms, p99 %.3f ms, max %.3f ms over %llu increments "
@@ -240,19 +240,19 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
                 "  force reflection  %llu samples, peak |f| %.2f N, |tau| %.2f N m\n",
                 static_cast<unsigned long long>(r.reflections), r.peak_force, r.peak_torque);
   out << line;
-  out << "  remote state      " << r.last.state
-      << (r.last.breach.empty() ? "" : " (" + r.last.breach + ")") << "\n";
+  out << "  remote state      " << to_string(r.last.state)
+      << (r.last.breach ? " (" + r.last.breach.description + ")" : std::string()) << "\n";
   out << "  door/aux angle    " << teleop_watch->last_aux0() * 180.0 / M_PI << " deg\n";
   out << "  stream            " << r.stream_status << std::endl;
   if (!options.report_path.empty()) {
     std::ofstream report(options.report_path);
-    report << "sent " << r.sent << "\napplied " << r.last.applied << "\nlost " << r.last.lost
-           << "\nduplicates " << r.last.duplicates << "\nreflections " << r.reflections
-           << "\nmeasured " << r.measured << "\nlatency_p50_ms " << ms(r.latency_p50)
-           << "\nlatency_p99_ms " << ms(r.latency_p99) << "\nlatency_max_ms " << ms(r.latency_max)
-           << "\npeak_force_n " << r.peak_force << "\npeak_torque_nm " << r.peak_torque
-           << "\nfinal_state " << r.last.state << "\naux0_deg "
-           << teleop_watch->last_aux0() * 180.0 / M_PI << "\n";
+    report << "sent " << r.sent << "\napplied " << r.last.teleoperation.applied << "\nlost "
+           << r.last.teleoperation.lost << "\nduplicates " << r.last.teleoperation.duplicates
+           << "\nreflections " << r.reflections << "\nmeasured " << r.measured
+           << "\nlatency_p50_ms " << ms(r.latency_p50) << "\nlatency_p99_ms " << ms(r.latency_p99)
+           << "\nlatency_max_ms " << ms(r.latency_max) << "\npeak_force_n " << r.peak_force
+           << "\npeak_torque_nm " << r.peak_torque << "\nfinal_state " << to_string(r.last.state)
+           << "\naux0_deg " << teleop_watch->last_aux0() * 180.0 / M_PI << "\n";
   }
   if (breached) return 3;
   return r.ok || r.stream_status.empty() ? 0 : 1;

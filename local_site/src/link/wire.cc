@@ -3,6 +3,7 @@
 #include <string>
 
 #include "tether/proto/convert.h"
+#include "tether/proto/task_io.h"
 
 namespace tether::local::wire {
 namespace {
@@ -212,6 +213,31 @@ void to_wire(const TelemetrySample& sample, v1::Telemetry* out) {
   to_wire(sample.timing, out->mutable_timing());
   to_wire(sample.teleoperation, out->mutable_teleoperation());
   for (double a : sample.aux) out->add_aux(a);
+}
+
+void to_wire(const OperatorIncrement& increment, std::uint64_t sequence,
+             std::int64_t ground_time_ns, v1::TeleopIncrement* out) {
+  out->set_sequence(sequence);
+  out->set_ground_time_ns(static_cast<std::uint64_t>(ground_time_ns));
+  out->set_deadman(increment.deadman && increment.valid);
+  out->set_mode(proto::from_teleop_mode(increment.mode));
+  proto::from_vector3(increment.increment.head<3>(), out->mutable_translation_m());
+  proto::from_vector3(increment.increment.tail<3>(), out->mutable_rotation_rad());
+  out->set_arm_angle_rad(increment.arm_angle_increment);
+}
+
+ReflectionSample to_domain(const v1::ForceReflection& in) {
+  ReflectionSample out;
+  out.cycle = in.cycle();
+  out.task_time = in.task_time_s();
+  out.applied_sequence = in.applied_sequence();
+  out.mode = proto::to_teleop_mode(in.mode(), "mode");
+  out.measured = wrench(in.measured());
+  out.tracking_error = wrench(in.tracking_error());
+  out.state = to_domain(in.state());
+  out.breach = to_domain(in.breach());
+  out.teleoperation = to_domain(in.teleoperation());
+  return out;
 }
 
 }  // namespace tether::local::wire

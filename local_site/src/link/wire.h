@@ -8,7 +8,9 @@
 // that a joint vector must have 0 (absent) or 7 values and enums must be known; otherwise
 // proto::ConversionError names the field.
 
+#include "tether/local/hand_controller/operator_input.h"
 #include "tether/local/link/site_types.h"
+#include "tether/local/teleop/teleop_session.h"
 #include "tether/v1/remote_site.pb.h"
 
 namespace tether::local::wire {
@@ -33,5 +35,10 @@ void to_wire(const LoopTiming& timing, v1::LoopTiming* out);
 void to_wire(const SiteStatus& status, v1::SiteStatus* out);
 void to_wire(const TaskSummary& summary, v1::TaskSummary* out);
 void to_wire(const TelemetrySample& sample, v1::Telemetry* out);
+
+// The teleoperation stream: an operator increment out, force reflection in.
+void to_wire(const OperatorIncrement& increment, std::uint64_t sequence,
+             std::int64_t ground_time_ns, v1::TeleopIncrement* out);
+ReflectionSample to_domain(const v1::ForceReflection& reflection);
 
 }  // namespace tether::local::wire

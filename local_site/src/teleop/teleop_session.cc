@@ -11,7 +11,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "link/teleop_wire.h"
+#include "link/wire.h"
 #include "tether/v1/remote_site.grpc.pb.h"
 
 namespace tether::local {
@@ -137,7 +137,7 @@ void TeleopSession::read_loop() {
   v1::ForceReflection in;
   while (stream_->rw->Read(&in)) {
     const std::int64_t arrived = now_ns();
-    ReflectionSample sample = wire::from_wire(in);
+    ReflectionSample sample = wire::to_domain(in);
     std::lock_guard lock(mutex_);
     ++reflections_;
     const std::uint64_t newest = std::min<std::uint64_t>(sample.applied_sequence, sent_.load());

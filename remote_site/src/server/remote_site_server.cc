@@ -328,7 +328,16 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
       executor.request_stop(BreachCause::kOperatorStop);
       const std::string who = operator_of(context);
       spdlog::warn("stop requested by {}", who.empty() ? context->peer() : who);
-      reply->set_state(server::to_wire(executor.status().state));
+      // Reply once the loop has taken the stop (its next cycle), so that what the caller
+      // does next — a start, a reset — already sees the stopping arm.
+      const auto limit = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+      ExecutorState state = executor.status().state;
+      while ((state == ExecutorState::kRunning || state == ExecutorState::kIdle) &&
+             std::chrono::steady_clock::now() < limit) {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        state = executor.status().state;
+      }
+      reply->set_state(server::to_wire(state));
       return Status::OK;
     });
   }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "tether/proto/convert.h"
+#include "tether/proto/task_io.h"
 
 namespace tether::remote::server {
 
@@ -60,18 +61,6 @@ v1::BreachCause to_wire(BreachCause cause) {
       return v1::BREACH_CAUSE_GROUND_LINK_LOST;
   }
   return v1::BREACH_CAUSE_NONE;
-}
-
-v1::TeleopMode to_wire(TeleopMode mode) {
-  switch (mode) {
-    case TeleopMode::kTool:
-      return v1::TELEOP_MODE_TOOL;
-    case TeleopMode::kWorld:
-      return v1::TELEOP_MODE_WORLD;
-    case TeleopMode::kCamera:
-      return v1::TELEOP_MODE_CAMERA;
-  }
-  return v1::TELEOP_MODE_UNSPECIFIED;
 }
 
 void to_wire(const BreachEvent& event, v1::Breach* out) {
@@ -145,7 +134,7 @@ void to_reflection(const CycleTelemetry& c, std::uint64_t sequence_base, v1::For
   const bool ours = c.teleoperation.last_sequence > sequence_base;
   out->set_applied_sequence(ours ? c.teleoperation.last_sequence - sequence_base : 0);
   out->set_ground_time_ns(ours ? c.teleoperation.last_ground_time_ns : 0);
-  out->set_mode(to_wire(c.teleop_mode));
+  out->set_mode(proto::from_teleop_mode(c.teleop_mode));
   const Matrix3& R = c.hand_controller_R_motion;
   Vector6 measured;
   measured << R * c.wrench.head<3>(), R * c.wrench.tail<3>();
@@ -199,22 +188,14 @@ std::string from_wire(const v1::TeleopIncrement& in, std::uint64_t sequence_base
   out.arm_angle_increment = in.arm_angle_rad();
   out.deadman = in.deadman();
   out.ground_time_ns = in.ground_time_ns();
-  switch (in.mode()) {
-    case v1::TELEOP_MODE_UNSPECIFIED:
-      out.mode.reset();
-      break;
-    case v1::TELEOP_MODE_TOOL:
-      out.mode = TeleopMode::kTool;
-      break;
-    case v1::TELEOP_MODE_WORLD:
-      out.mode = TeleopMode::kWorld;
-      break;
-    case v1::TELEOP_MODE_CAMERA:
-      out.mode = TeleopMode::kCamera;
-      break;
-    default:
-      return fmt::format("mode = {}; allowed TELEOP_MODE_TOOL, _WORLD or _CAMERA",
-                         static_cast<int>(in.mode()));
+  if (in.mode() == v1::TELEOP_MODE_UNSPECIFIED) {
+    out.mode.reset();
+  } else {
+    try {
+      out.mode = proto::to_teleop_mode(in.mode(), "mode");
+    } catch (const proto::ConversionError& e) {
+      return e.what();
+    }
   }
   return {};
 }

@@ -22,7 +22,6 @@ inline constexpr double kMaxIncrementRotation = 0.1;      // [rad]
 
 v1::ExecutorState to_wire(ExecutorState state);
 v1::BreachCause to_wire(BreachCause cause);
-v1::TeleopMode to_wire(TeleopMode mode);
 void to_wire(const BreachEvent& event, v1::Breach* out);
 void to_wire(const TeleoperationCounters& counters, std::uint64_t sequence_base,
              v1::TeleoperationCounters* out);

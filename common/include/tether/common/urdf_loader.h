@@ -34,5 +34,8 @@ ArmModel load_arm_from_urdf_string(const std::string& xml, const std::string& so
 std::string data_path(const std::string& relative);
 ArmModel load_default_arm();  // KUKA LBR iiwa 7 R800 kinematics
 ArmModel load_panda_arm();    // Franka Emika Panda kinematics (link offsets)
+// What the command-line tools accept as --arm: "iiwa7", "panda", or a URDF path loaded with
+// `options` (base and tool links).
+ArmModel load_arm_by_name(const std::string& name, const UrdfLoadOptions& options);
 
 }  // namespace tether

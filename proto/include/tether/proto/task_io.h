@@ -26,6 +26,7 @@
 
 namespace tether::v1 {
 class TaskParameters;
+enum TeleopMode : int;
 }  // namespace tether::v1
 
 namespace tether::proto {
@@ -37,6 +38,12 @@ class ConversionError;  // convert.h
 // differ from the domain defaults, so files stay short; +infinity bounds are left out.
 TaskParameters to_task(const v1::TaskParameters& message);
 v1::TaskParameters from_task(const TaskParameters& task);
+
+// Teleoperation modes, shared by the task schema and the teleoperation stream.
+// TELEOP_MODE_UNSPECIFIED is the domain default (tool); an unknown value throws
+// ConversionError naming `path`.
+TeleopMode to_teleop_mode(v1::TeleopMode mode, const std::string& path);
+v1::TeleopMode from_teleop_mode(TeleopMode mode);
 
 // Parses a whole task from text; `origin` names it in error messages (usually its path).
 TaskParameters parse_task_text(std::string_view text, std::string_view origin);

@@ -20,6 +20,7 @@
 
 #include "tether/common/task/task_parameters.h"
 #include "tether/local/hand_controller/operator_input.h"
+#include "tether/local/link/site_types.h"
 
 namespace tether::local {
 
@@ -41,9 +42,9 @@ struct ReflectionSample {
   // controller's axes of `mode` [N, N·m].
   Vector6 measured = Vector6::Zero();
   Vector6 tracking_error = Vector6::Zero();
-  std::string state;   // executor state: IDLE, RUNNING, STOPPING, STOPPED
-  std::string breach;  // description of a latched breach, empty if none
-  std::uint64_t applied = 0, lost = 0, duplicates = 0;  // the remote's counters
+  SiteState state = SiteState::kUnspecified;  // the remote executor's
+  Breach breach;                               // latched breach, if any
+  TeleoperationCounters teleoperation;         // the remote's applied/lost/duplicate counts
 };
 
 struct TeleopReport {
