@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Builds and runs the benchmarks on this machine: kinematics against their peer (KDL,
 # printed as time ratios) and the executor's full control cycle with every behaviour on
-# (median and p99.9 against the brief's targets). Exit code 1 if any target is missed.
+# (median and p99.9 against the brief's targets), then the ground/remote link's round trip
+# on loopback (deploy/link-latency.sh: 30 s of increments at 1 kHz, p99 against 2 ms).
+# Exit code 1 if any target is missed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash deploy/install-deps.sh
 cmake --preset release >/dev/null
-cmake --build --preset release --target kinematics_benchmark control_cycle_benchmark
+cmake --build --preset release --target kinematics_benchmark control_cycle_benchmark \
+  tether-remote tether tether-ground
 status=0
 build/release/tests/benchmarks/kinematics_benchmark --benchmark_color=false "$@" || status=1
 build/release/tests/benchmarks/control_cycle_benchmark --benchmark_color=false || status=1
+bash deploy/link-latency.sh build/release 30 || status=1
 exit $status
