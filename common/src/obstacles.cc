@@ -79,6 +79,15 @@ ObstacleResolution resolve_with_obstacles(const CompositeJacobian& jacobian,
     result.status = DlsStatus::kNonFiniteInput;
     return result;
   }
+  bool any_active = false;
+  for (const CriticalPoint& c : points) any_active = any_active || c.active();
+  if (!any_active) {
+    // Outside every sphere of influence this is eq. 13 exactly; take its faster solver.
+    result.status = weighted_dls<kMotionDim>(jacobian, task_weights, velocity_weights, xdot, qdot);
+    const MotionVector residual = jacobian * qdot - xdot;
+    result.residual = std::sqrt(residual.dot(task_weights.asDiagonal() * residual));
+    return result;
+  }
   const CompositeJacobian weighted = task_weights.asDiagonal() * jacobian;
   Matrix7 normal = jacobian.transpose() * weighted;
   normal.diagonal() += velocity_weights;
