@@ -8,3 +8,5 @@ tether_add_test(shake_annealing_test SOURCES remote/resolvers/shake/annealing_te
 tether_add_test(shake_picture_test SOURCES remote/resolvers/shake/picture_test.cc
                 LIBS tether::remote)
 # The seed's test problems; each writes a PNG of the arm over time into its working directory.
+tether_add_test(shake_scenario_test SOURCES remote/resolvers/shake/scenario_test.cc
+                LIBS tether::remote)
