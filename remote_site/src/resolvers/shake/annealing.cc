@@ -70,7 +70,7 @@ StepReport AnnealingResolver<D>::step(const Vec& target) {
     const double candidate = (*objective_)(trial_, history_);
     const double delta = candidate - energy;
     bool accept = delta <= 0.0;
-    // Drawn only when needed so that T = 0 consumes the same random stream per trial shape.
+    // Only a worse candidate at T > 0 draws the Metropolis number: T = 0 is plain random search.
     if (!accept && options_.temperature > 0.0) {
       accept = unit(rng_) < std::exp(-delta / options_.temperature);
       if (accept) ++report.accepted_worse;

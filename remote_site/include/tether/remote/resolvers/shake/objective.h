@@ -141,6 +141,8 @@ class Objective {
   using Vec = typename PointChain<D>::Vec;
   using Points = typename PointChain<D>::Points;
 
+  // `chain` must outlive the objective: its link definitions are read on every evaluation
+  // (its points are not; configurations are passed in).
   // Throws std::invalid_argument for non-positive dt, min_clearance or decay, a negative
   // weight, a reference of the wrong size, a zero feature normal or a negative period/ramp.
   Objective(const PointChain<D>& chain, Obstacles<D> obstacles, ObjectiveWeights weights,
