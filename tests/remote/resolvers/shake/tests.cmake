@@ -1,0 +1,12 @@
+# The SHAKE + simulated-annealing redundancy resolver (seed 001), remote_site/src/resolvers/shake.
+# Included from tests/CMakeLists.txt, so paths are relative to tests/.
+tether_add_test(shake_test SOURCES remote/resolvers/shake/shake_test.cc LIBS tether::remote)
+tether_add_test(shake_objective_test SOURCES remote/resolvers/shake/objective_test.cc
+                LIBS tether::remote)
+tether_add_test(shake_annealing_test SOURCES remote/resolvers/shake/annealing_test.cc
+                LIBS tether::remote)
+tether_add_test(shake_picture_test SOURCES remote/resolvers/shake/picture_test.cc
+                LIBS tether::remote)
+# The seed's test problems; each writes a PNG of the arm over time into its working directory.
+tether_add_test(shake_scenario_test SOURCES remote/resolvers/shake/scenario_test.cc
+                LIBS tether::remote)
