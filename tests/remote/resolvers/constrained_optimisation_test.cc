@@ -55,6 +55,14 @@ struct Iiwa {
     pr.acceleration_limit = model.acceleration_limits();
   }
 
+  // Standing still at q, sampled at 100 Hz.
+  Problem at_rest(const JointVector& q) {
+    Problem pr;
+    pr.dt = 0.01;
+    fill(q, q, pr);
+    return pr;
+  }
+
   KinematicModel model;
   KinematicState state;
 };
@@ -253,10 +261,8 @@ TEST(ConstrainedOptimisation, BetaPullsTowardReferenceInTheNullSpace) {
 
 TEST(ConstrainedOptimisation, GammaReducesTheJointAcceleration) {
   Iiwa iiwa;
-  Problem pr;
-  pr.dt = 0.01;
-  JointVector q = iiwa_start();
-  iiwa.fill(q, q, pr);
+  const JointVector q = iiwa_start();
+  Problem pr = iiwa.at_rest(q);
   // The arm was swivelling its elbow (a self-motion) and is now asked to move the hand:
   // without γ the swivel stops dead, with γ it carries on.
   const Jacobian6 J = pr.jacobian.topRows<6>();
@@ -283,10 +289,8 @@ TEST(ConstrainedOptimisation, GammaReducesTheJointAcceleration) {
 
 TEST(ConstrainedOptimisation, WeightedModeAgreesWithLexicographicWhenTheShiftIsAttainable) {
   Iiwa iiwa;
-  Problem pr;
-  pr.dt = 0.01;
-  JointVector q = iiwa_start();
-  iiwa.fill(q, q, pr);
+  const JointVector q = iiwa_start();
+  Problem pr = iiwa.at_rest(q);
   pr.acceleration_limit.setConstant(1e3);  // the arm is free to start at once
   pr.commanded_shift << 0.0002, -0.0001, 0.0003, 0.0, 0.001, 0.0, 0.0;
   Params params;
