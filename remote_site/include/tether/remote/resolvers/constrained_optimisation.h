@@ -1,0 +1,180 @@
+#pragma once
+
+// Per-cycle constrained-optimisation redundancy resolver (seed 000). Each sample i turns a
+// commanded end-effector shift Δx_c into the next joint position q_{i+1}:
+//
+//   1. Clamp: translation (rows 0-2, [m]) and rotation (rows 3-5, [rad]) are limited
+//      separately to Δx_max per sample, keeping their direction; the optional arm-angle row
+//      (6, [rad]) is limited to its own maximum → Δx_d.
+//   2. Solve over the 8 unknowns z = (Δq, p), Δq = q − q_i:
+//        min  Δqᵀ diag(α) Δq + (q − q_ref)ᵀ diag(β) (q − q_ref)
+//             + (q − 2q_i + q_{i−1})ᵀ diag(γ) (q − 2q_i + q_{i−1})      (− w_p·p, weighted mode)
+//        s.t. J(q_i) Δq = p Δx_d            (m = 6 or 7 rows)
+//             0 ≤ p ≤ 1
+//             lo ≤ Δq ≤ hi                   (one box per joint, see below)
+//             a_kᵀ Δq ≥ b_k, k < inequality_count   (general rows, e.g. obstacles)
+//
+// The box. Position, velocity and acceleration limits are all bounds on each joint's step,
+// so they are intersected into one box per joint:
+//   lo = max(q_min − q_i, −q̇_max Δt, v − q̈_max Δt², −s(q_i − q_min))
+//   hi = min(q_max − q_i, +q̇_max Δt, v + q̈_max Δt², +s(q_max − q_i))
+// with v = q_i − q_{i−1} the previous step. s(D) = −δ/2 + √(δ²/4 + 2δD), δ = q̈_max Δt², is
+// the largest step from which the joint can still stop within the remaining travel D while
+// decelerating by δ per sample; without it the acceleration and position boxes can become
+// disjoint near a stop (the joint arrives too fast). With it, if q_i satisfied the box last
+// sample, this sample's box is non-empty: the seed's "acceleration limits maintained
+// reliably while approaching the stops". Should the box still be empty (inconsistent input
+// history, q_i already beyond a stop), the acceleration window wins, the step is the point
+// of that window nearest the position box, and the status is kInfeasible.
+//
+// The general rows are in STEP form: a_k [1/rad], b_k [–], e.g. a linearised obstacle with
+// clearance d ≥ 0 and outward normal n at a point with positional Jacobian J_p gives
+// a = J_pᵀ n, b = −d. Δq = 0 satisfies every such row. As for the stops, a row is tightened
+// to the braking step: aᵀΔq ≥ max(b, −s_row(−b)), δ_row = ½ Σ_j |a_j| q̈_max,j Δt² (half:
+// a turns between samples and saturated joints cannot help brake). If the
+// acceleration window still forces a step that violates a row (the obstacle appeared inside
+// the stopping distance) — Δq = clamp(0, lo, hi) violates it — a phase 0 first pushes the
+// row as far as the box allows (a linear programme per such row); a row that still cannot be
+// met holds at that best value for this sample and the status is kInfeasible.
+//
+// p (the attained fraction of Δx_d, shown to the operator as a warning) must dominate the
+// secondary criteria. Mode::kLexicographic (default) guarantees it: first the largest
+// feasible p is found (a linear programme), then p is fixed and the quadratic minimised.
+// A finite weight cannot guarantee it: the cost of attaining p grows without bound near a
+// singularity (dΔq/dp ∝ 1/σ_min), so any fixed w_p loses to the quadratic somewhere.
+// Mode::kWeighted is the seed's literal single objective with −w_p·p, kept for comparison.
+//
+// Method: active-set gradient projection (seed 000, claim 1 d1-d7), run in up to three
+// phases (four with phase 0 above) on the same machinery: (1) from Δq = clamp(0, lo, hi), p = 0,
+// minimise ‖J Δq − p Δx_d‖² inside the box (finds a point satisfying the task rows; kInfeasible and
+// that best-effort point if none exists), then (2) max p, then (3) the quadratic. Each iteration:
+// the active constraints (task rows, bounds and rows attained) define the tangent space; the
+// gradient is projected onto it and scaled by the inverse reduced Hessian (the projected Newton
+// step; along zero-curvature directions the projected steepest descent); the step is shortened so
+// no inactive constraint is violated, and the one that blocks it becomes active. At a stationary
+// point of the tangent space the Lagrange multipliers of the active inequalities are computed; the
+// most negative one is released, or, if none is negative, the point is the minimum.
+//
+// Model/Data split as elsewhere: the Parameters are validated once (throws), every buffer
+// lives in the object, solve() allocates nothing, never throws and does not log.
+
+#include <array>
+#include <cstdint>
+
+#include "tether/common/types.h"
+
+namespace tether::remote {
+
+struct ConstrainedOptimisationParameters {
+  enum class Mode { kLexicographic, kWeighted };
+
+  JointVector alpha = JointVector::Ones();  // energy (step size) weight, ≥ 0
+  JointVector beta = JointVector::Zero();   // reference-posture weight, ≥ 0
+  JointVector gamma = JointVector::Zero();  // acceleration weight, ≥ 0
+  JointVector q_ref = JointVector::Zero();  // reference posture [rad]
+  double max_translation = 0.002;           // Δx_max, translation per sample [m], > 0
+  double max_rotation = 0.01;               // Δx_max, rotation per sample [rad], > 0
+  double max_arm_angle = 0.01;              // arm-angle row per sample [rad], > 0
+  Mode mode = Mode::kLexicographic;
+  double weight_p = 1e3;                 // w_p, kWeighted only, > 0
+  double tolerance = 1e-12;              // step norm [rad] treated as zero, > 0
+  double feasibility_tolerance = 1e-10;  // task-row residual still feasible, > 0
+  int max_iterations = 100;              // per phase, ≥ 1
+};
+
+struct ConstrainedOptimisationProblem {
+  static constexpr int kMaxInequalities = 8;
+
+  int task_rows = 6;  // 6: pose (rows 0-5), 7: pose + arm angle
+  // J(q_i): rows as types.h's motion space (translation, rotation, arm angle); only the
+  // first task_rows rows are read.
+  Matrix7 jacobian = Matrix7::Zero();
+  MotionVector commanded_shift = MotionVector::Zero();   // Δx_c [m | rad]
+  JointVector q = JointVector::Zero();                   // q_i [rad]
+  JointVector q_previous = JointVector::Zero();          // q_{i−1} [rad]
+  double dt = 0.001;                                     // sample time Δt [s], > 0
+  JointVector lower = JointVector::Constant(-1.0);       // q_min [rad]
+  JointVector upper = JointVector::Constant(1.0);        // q_max [rad]
+  JointVector velocity_limit = JointVector::Ones();      // q̇_max [rad/s], > 0
+  JointVector acceleration_limit = JointVector::Ones();  // q̈_max [rad/s²], > 0
+  int inequality_count = 0;                              // 0 … kMaxInequalities
+  Eigen::Matrix<double, kMaxInequalities, kArmDof> inequality_normals =
+      Eigen::Matrix<double, kMaxInequalities, kArmDof>::Zero();  // a_k
+  Eigen::Matrix<double, kMaxInequalities, 1> inequality_bounds =
+      Eigen::Matrix<double, kMaxInequalities, 1>::Zero();  // b_k
+};
+
+struct ConstrainedOptimisationResult {
+  enum class Status {
+    kOk,
+    kMaxIterations,  // a phase hit max_iterations: q is feasible but not optimal
+    kInfeasible,     // no step satisfies every constraint: best effort (see header)
+    kNonFinite       // NaN/inf or invalid sizes in the problem: q = q_i, p = 0
+  };
+
+  JointVector q = JointVector::Zero();                // q_{i+1} [rad]
+  double p = 0.0;                                     // attained fraction of Δx_d
+  MotionVector desired_shift = MotionVector::Zero();  // Δx_d after the clamp
+  double task_residual = 0.0;                         // ‖J Δq − p Δx_d‖
+  int iterations = 0;                                 // over all phases
+  // Active set at the solution: bit j set when joint j's step sits on lo_j / hi_j, bit k
+  // when general row k holds with equality.
+  std::uint8_t joints_at_lower = 0;
+  std::uint8_t joints_at_upper = 0;
+  std::uint8_t inequalities_active = 0;
+  Status status = Status::kOk;
+};
+
+const char* to_string(ConstrainedOptimisationResult::Status status) noexcept;
+
+class ConstrainedOptimisationResolver {
+ public:
+  using Parameters = ConstrainedOptimisationParameters;
+  using Problem = ConstrainedOptimisationProblem;
+  using Result = ConstrainedOptimisationResult;
+  static constexpr int kVars = kArmDof + 1;  // Δq, p
+  static constexpr int kMaxRows = kMotionDim + Problem::kMaxInequalities;
+
+  // Throws std::invalid_argument naming the field, value and allowed range.
+  explicit ConstrainedOptimisationResolver(const Parameters& params);
+
+  const Parameters& parameters() const { return params_; }
+
+  // The box the last solve() used for Δq = q − q_i [rad] (diagnostics and tests).
+  JointVector step_lower() const { return lo_.head<kArmDof>(); }
+  JointVector step_upper() const { return hi_.head<kArmDof>(); }
+
+  Result solve(const Problem& problem) noexcept;
+
+ private:
+  using VarVector = Eigen::Matrix<double, kVars, 1>;
+  using VarMatrix = Eigen::Matrix<double, kVars, kVars>;
+  enum class Bound : std::uint8_t { kFree, kLower, kUpper, kFixed };
+  enum class Outcome { kOptimal, kMaxIterations, kUnbounded };
+
+  bool build(const Problem& problem, Result& result) noexcept;
+  // Minimises ½ zᵀ Q z + cᵀ z over the current constraints from the feasible z_.
+  Outcome minimise(const VarMatrix& Q, const VarVector& c, bool task_rows_active,
+                   int& iterations) noexcept;
+  int active_rows(bool task_rows_active) noexcept;  // fills rows_, returns the count
+  void finish(const Problem& problem, Result& result) const noexcept;
+
+  Parameters params_;
+  // Per-solve data, all fixed-size.
+  VarVector lo_, hi_, z_;
+  std::array<Bound, kVars> bound_{};
+  int m_ = 6;
+  Eigen::Matrix<double, kMotionDim, kVars> task_ = Eigen::Matrix<double, kMotionDim, kVars>::Zero();
+  int n_ineq_ = 0;
+  Eigen::Matrix<double, Problem::kMaxInequalities, kVars> ineq_;
+  Eigen::Matrix<double, Problem::kMaxInequalities, 1> ineq_b_;
+  Eigen::Matrix<double, Problem::kMaxInequalities, 1> ineq_target_;  // b_k after braking
+  std::array<bool, Problem::kMaxInequalities> ineq_active_{};
+  std::array<bool, Problem::kMaxInequalities> ineq_relaxed_{};
+  Eigen::Matrix<double, kMaxRows, kVars> rows_;  // active rows, unit norm
+  std::array<int, kMaxRows> row_id_{};           // < kMotionDim: task row, else kMotionDim+k
+  VarMatrix Q_;
+  VarVector c_;
+};
+
+}  // namespace tether::remote
