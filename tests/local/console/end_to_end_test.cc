@@ -110,7 +110,16 @@ TEST_F(ConsoleEndToEnd, OpensTheDoorFromConnectToReset) {
   ASSERT_EQ(r.code, kExitOk) << r.output;
   EXPECT_TRUE(contains(r.output, "state        idle")) << r.output;
 
-  r = tether("upload --scene door " TETHER_SOURCE_DIR "/remote_site/tasks/door_force.textproto");
+  // The shipped door task, tolerant of missed deadlines: this test is about the console and
+  // the service, and on a VM whose host steals CPU the real-time loop misses many in a row.
+  std::ifstream shipped(TETHER_SOURCE_DIR "/remote_site/tasks/door_force.textproto");
+  std::string text((std::istreambuf_iterator<char>(shipped)), std::istreambuf_iterator<char>());
+  text.replace(text.find("bounds {"), 8, "bounds {\n  max_consecutive_overruns: 1000000");
+  const std::string door_task = (std::filesystem::temp_directory_path() /
+                                 ("door_force_" + std::to_string(::getpid()) + ".textproto"))
+                                    .string();
+  std::ofstream(door_task) << text;
+  r = tether("upload --scene door --name door_force " + door_task);
   ASSERT_EQ(r.code, kExitOk) << r.output;
   EXPECT_TRUE(contains(r.output, "no breach predicted")) << r.output;
   EXPECT_TRUE(contains(r.output, "uploaded 'door_force'")) << r.output;

@@ -210,7 +210,9 @@ TEST_F(RemoteSiteServerTest, StartedDoorTaskOpensTheDoorInTheTelemetryStream) {
   EXPECT_GT(door * 180.0 / M_PI, 10.0);
   EXPECT_GT(samples, 250);
   EXPECT_FALSE(gap) << "decimated telemetry skipped cycles";
-  EXPECT_EQ(status().breach().cause(), v1::BREACH_CAUSE_NONE);
+  const v1::SiteStatus final_status = status();
+  EXPECT_EQ(final_status.breach().cause(), v1::BREACH_CAUSE_NONE)
+      << final_status.breach().description();
 }
 
 TEST_F(RemoteSiteServerTest, SetParameterChangesTheRunningTaskWithoutRestartingIt) {
@@ -224,6 +226,7 @@ TEST_F(RemoteSiteServerTest, SetParameterChangesTheRunningTaskWithoutRestartingI
 
   ASSERT_TRUE(start("alice", "door").ok());
   std::this_thread::sleep_for(300ms);
+  const double before = executor_->telemetry().task_time;
   ASSERT_TRUE(stub_->SetParameter(as("alice").get(), set, &reply).ok());
 
   set.set_path("force_control.reference_wrench.torque.w");
@@ -246,7 +249,8 @@ TEST_F(RemoteSiteServerTest, SetParameterChangesTheRunningTaskWithoutRestartingI
   std::this_thread::sleep_for(100ms);
   const CycleTelemetry t = executor_->telemetry();
   EXPECT_EQ(t.state, ExecutorState::kRunning);
-  EXPECT_GT(t.task_time, 0.35);
+  EXPECT_GT(before, 0.0);
+  EXPECT_GT(t.task_time, before);
   EXPECT_NEAR(t.wrench_error[3] + t.wrench[3], 12.0, 1e-9);
 }
 
@@ -360,7 +364,11 @@ TEST_F(RemoteSiteServerTest, TeleoperationAppliesEveryIncrementOnceInOrderAndRef
     }
     pace(next);
   }
-  std::this_thread::sleep_for(20ms);
+  // A starved loop may lag the stream; every increment still arrives, in order, once.
+  const auto limit = std::chrono::steady_clock::now() + 2s;
+  while (session.last().applied_sequence() < sequence && std::chrono::steady_clock::now() < limit) {
+    std::this_thread::sleep_for(2ms);
+  }
   const v1::ForceReflection last = session.last();
   EXPECT_EQ(last.applied_sequence(), sequence);
   EXPECT_TRUE(session.echoed());
@@ -368,7 +376,8 @@ TEST_F(RemoteSiteServerTest, TeleoperationAppliesEveryIncrementOnceInOrderAndRef
   EXPECT_EQ(last.state(), v1::EXECUTOR_STATE_RUNNING) << last.breach().description();
   EXPECT_EQ(last.teleoperation().lost(), 0u);
   EXPECT_EQ(last.teleoperation().duplicates(), static_cast<std::uint64_t>(duplicates_sent));
-  EXPECT_GT(session.reflections(), 1000);
+  // One per control cycle while the stream is open, a newer one replacing any not yet sent.
+  EXPECT_GT(session.reflections(), 300);
   // The hinge resists: the reflected torque about the handle x axis is felt.
   EXPECT_GT(session.peak_torque(), 0.5);
   const double door_deg = executor_->telemetry().aux[0] * 180.0 / M_PI;
