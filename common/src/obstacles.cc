@@ -3,6 +3,7 @@
 #include <Eigen/Cholesky>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace tether {
 
@@ -66,32 +67,26 @@ RowJacobian distance_gradient(const KinematicState& state, const CriticalPoint& 
   return c.normal.transpose() * j.topRows<3>();
 }
 
-ObstacleResolution resolve_with_obstacles(const CompositeJacobian& jacobian,
-                                          const MotionVector& task_weights,
-                                          const JointVector& velocity_weights,
-                                          const MotionVector& xdot, const KinematicState& state,
-                                          std::span<const CriticalPoint> points, double recovery,
-                                          JointVector& qdot) noexcept {
+namespace {
+
+// Bound b_k of g_k q̇ ≥ b_k: the velocity damper (see the header).
+double approach_bound(const CriticalPoint& c, double recovery) noexcept {
+  return recovery > 0.0 ? recovery * (c.influence - c.distance)
+                        : (c.active() ? 0.0 : -std::numeric_limits<double>::infinity());
+}
+
+}  // namespace
+
+ObstacleResolution constrain_with_obstacles(const Matrix7& normal, const JointVector& rhs,
+                                            const KinematicState& state,
+                                            std::span<const CriticalPoint> points,
+                                            double recovery, JointVector& qdot) noexcept {
   ObstacleResolution result;
   qdot.setZero();
-  if (!jacobian.allFinite() || !task_weights.allFinite() || !velocity_weights.allFinite() ||
-      !xdot.allFinite() || !std::isfinite(recovery)) {
+  if (!normal.allFinite() || !rhs.allFinite() || !std::isfinite(recovery)) {
     result.status = DlsStatus::kNonFiniteInput;
     return result;
   }
-  bool any_active = false;
-  for (const CriticalPoint& c : points) any_active = any_active || c.active();
-  if (!any_active) {
-    // Outside every sphere of influence this is eq. 13 exactly; take its faster solver.
-    result.status = weighted_dls<kMotionDim>(jacobian, task_weights, velocity_weights, xdot, qdot);
-    const MotionVector residual = jacobian * qdot - xdot;
-    result.residual = std::sqrt(residual.dot(task_weights.asDiagonal() * residual));
-    return result;
-  }
-  const CompositeJacobian weighted = task_weights.asDiagonal() * jacobian;
-  Matrix7 normal = jacobian.transpose() * weighted;
-  normal.diagonal() += velocity_weights;
-  const JointVector rhs = weighted.transpose() * xdot;
   const Eigen::LLT<Matrix7> llt(normal);
   const double largest = normal.diagonal().maxCoeff();
   const auto pivots = llt.matrixLLT().diagonal();
@@ -102,16 +97,18 @@ ObstacleResolution resolve_with_obstacles(const CompositeJacobian& jacobian,
   }
   const JointVector unconstrained = llt.solve(rhs);
 
-  // The active critical points and their rows g_k q̇ ≥ b_k.
+  // The candidate critical points and their rows g_k q̇ ≥ b_k.
   std::array<RowJacobian, kMaxCriticalPoints> rows;
   std::array<double, kMaxCriticalPoints> bounds{};
   std::size_t candidates = 0;
   for (const CriticalPoint& c : points) {
-    if (!c.active()) continue;
+    if (candidates == kMaxCriticalPoints) break;
+    const double bound = approach_bound(c, recovery);
+    if (!std::isfinite(bound)) continue;
     const RowJacobian g = distance_gradient(state, c);
     if (!(g.norm() > kMinGradient)) continue;
     rows[candidates] = g;
-    bounds[candidates] = recovery * std::max(0.0, c.influence - c.distance);
+    bounds[candidates] = bound;
     ++candidates;
   }
 
@@ -175,8 +172,53 @@ ObstacleResolution resolve_with_obstacles(const CompositeJacobian& jacobian,
     return result;
   }
   result.active_constraints = m;
-  const MotionVector residual = jacobian * qdot - xdot;
-  result.residual = std::sqrt(residual.dot(task_weights.asDiagonal() * residual));
+  return result;
+}
+
+ObstacleResolution resolve_with_obstacles(const CompositeJacobian& jacobian,
+                                          const MotionVector& task_weights,
+                                          const JointVector& velocity_weights,
+                                          const MotionVector& xdot, const KinematicState& state,
+                                          std::span<const CriticalPoint> points, double recovery,
+                                          JointVector& qdot) noexcept {
+  ObstacleResolution result;
+  qdot.setZero();
+  if (!jacobian.allFinite() || !task_weights.allFinite() || !velocity_weights.allFinite() ||
+      !xdot.allFinite() || !std::isfinite(recovery)) {
+    result.status = DlsStatus::kNonFiniteInput;
+    return result;
+  }
+  // Eq. 13 first, with its faster solver; most cycles no constraint binds and this is it.
+  result.status = weighted_dls<kMotionDim>(jacobian, task_weights, velocity_weights, xdot, qdot);
+  bool binding = false;
+  if (result.status == DlsStatus::kOk) {
+    for (const CriticalPoint& c : points) {
+      const double bound = approach_bound(c, recovery);
+      if (!std::isfinite(bound)) continue;
+      if (distance_gradient(state, c).dot(qdot) < bound - kFeasibility) {
+        binding = true;
+        break;
+      }
+    }
+  }
+  if (binding) {
+    // The redundancy the constraints take is the arm angle's: the hand keeps its path.
+    MotionVector weights = task_weights;
+    weights[kMotionDim - 1] *= kArmAngleYield;
+    const CompositeJacobian weighted = weights.asDiagonal() * jacobian;
+    Matrix7 normal = jacobian.transpose() * weighted;
+    normal.diagonal() += velocity_weights;
+    const JointVector rhs = weighted.transpose() * xdot;
+    const ObstacleResolution constrained =
+        constrain_with_obstacles(normal, rhs, state, points, recovery, qdot);
+    result.status = constrained.status;
+    result.active_constraints = constrained.active_constraints;
+    result.iterations = constrained.iterations;
+  }
+  if (result.status == DlsStatus::kOk) {
+    const MotionVector residual = jacobian * qdot - xdot;
+    result.residual = std::sqrt(residual.dot(task_weights.asDiagonal() * residual));
+  }
   return result;
 }
 

@@ -7,7 +7,7 @@
 #include <random>
 
 #include "allocation_counter.h"
-#include "tether/remote/resolvers/constrained_optimisation.h"
+#include "tether/remote/resolvers/constrained_optimisation/solver.h"
 
 namespace tether::remote {
 namespace {

@@ -70,15 +70,33 @@ struct ObstacleResolution {
   double residual = 0.0;  // |W_t^½ (J q̇ − ẋ)|: what the constraints cost the task
 };
 
-// Weighted damped least squares (eq. 13) subject to the spheres-of-influence constraints:
-//   min ‖J q̇ − ẋ‖²_{W_t} + q̇ᵀ W_v q̇   s.t.   g_k q̇ ≥ recovery · (influence_k − d_k)⁺
-// for every active critical point k (g_k its distance gradient). `recovery` [1/s] pushes a
-// point that is already inside its sphere of influence back out; 0 only stops the approach.
-// Active-set iterations on the KKT system of the active constraints: add the violated
-// ones, release those whose multiplier says they pull the wrong way. A constraint the arm
-// cannot honour (gradient zero, e.g. a link that no joint before it moves) is skipped.
-// The task gives way in proportion to 1/W_t: weight the arm-angle row low to let the
-// constraints take the redundancy from it first.
+// The constraint is a velocity damper: for every critical point k
+//   g_k q̇ ≥ b_k = recovery · (influence_k − d_k)
+// (g_k its distance gradient). Outside the sphere of influence b_k < 0 allows an approach
+// at most `recovery` times the remaining distance, so the point slows down exponentially
+// and meets the sphere with zero approach velocity instead of hitting a constraint that
+// appears at full speed (which an acceleration-limited arm could not honour in one cycle);
+// inside, b_k > 0 pushes it back out. `recovery` → ∞ is the seed's constraint switching on
+// exactly at the radius; recovery = 0 is that switch, literally: g_k q̇ ≥ 0 once d_k ≤
+// influence_k, nothing before.
+//
+// Used by every resolver that has a normal-equation form: minimises ½ q̇ᵀ H q̇ − rhsᵀ q̇
+// (H = Jᵀ W_t J + W_v, rhs = Jᵀ W_t ẋ) subject to the constraints, by active-set iterations
+// on the KKT system: add the most violated, release those whose multiplier says they pull
+// the wrong way. A constraint the arm cannot honour (gradient zero, e.g. a link no joint
+// before it moves) is skipped. At most 6 are enforced at once.
+ObstacleResolution constrain_with_obstacles(const Matrix7& normal, const JointVector& rhs,
+                                            const KinematicState& state,
+                                            std::span<const CriticalPoint> points,
+                                            double recovery, JointVector& qdot) noexcept;
+
+// The task weight of the arm-angle row, relative to the task's own, while a constraint binds.
+inline constexpr double kArmAngleYield = 1e-3;
+
+// Weighted damped least squares (eq. 13) subject to the constraints above. When eq. 13's
+// own solution violates none it is returned unchanged; otherwise the arm-angle row's weight
+// is multiplied by kArmAngleYield, so the constraints take the redundancy (the self-motion)
+// first and the hand keeps its path as long as the redundancy suffices (seed 003).
 ObstacleResolution resolve_with_obstacles(const CompositeJacobian& jacobian,
                                           const MotionVector& task_weights,
                                           const JointVector& velocity_weights,

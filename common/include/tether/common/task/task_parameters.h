@@ -13,6 +13,7 @@
 //            about its origin. Motion-space vectors are (translation, rotation, arm angle).
 // Disabled numeric bounds are +infinity.
 
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
@@ -42,11 +43,108 @@ struct ImpedanceParameters {
   MotionVector stiffness = MotionVector::Constant(100.0);
 };
 
-// Weighted damped least squares, eq. 13: diagonals of W_t (MOTION rows, unitless
-// priorities) and W_v (joints, added to the normal matrix).
+// Which redundancy resolver turns the impedance law's ẋ_c (7-D, MOTION axes) into joint
+// velocities each cycle (remote_site/resolvers/<name>/). Every resolver honours
+// obstacle_avoidance when its constrain_resolver is set.
+enum class ResolverKind {
+  kDls,                      // eq. 13 on the composite Jacobian (seed 004); the default
+  kConfigurationControl,     // augmented Jacobian of user kinematic functions (seed 002)
+  kConstrainedOptimisation,  // per-cycle optimisation with achieved fraction p (seed 000)
+  kShake,                    // SHAKE + annealing on the S-R-S point chain (seed 001)
+};
+
+// A kinematic function φ(q) of configuration control (seed 002). Its rows are stacked under
+// the 6 MOTION-pose rows of the hand; each row asks φ̇ = φ̇_d.
+enum class KinematicFunctionKind {
+  kArmAngle,             // ψ, the elbow plane: 1 row, φ̇_d = ẋ_c[6] from the impedance law
+  kGravityTorque,        // G = ½ Σ τ_g,i² (gravity torques of the arm's own links) minimised:
+                         // 1 row, the optimality condition n_Jᵀ ∇G driven to 0 at `gain`
+  kArmPoint,             // location of a point on the arm: rows of `axes`, driven to `target`
+  kJointVelocity,        // √w_i q̇_i = √w_i q̇_d,i: one row per joint with w_i(t) > 0
+  kJointAngle,           // √w_i q̇_i = √w_i gain (q_d,i − q_i): one row per joint with w_i > 0
+  kJointLock,            // q̇_joint = 0: 1 row
+  kJointLimitAvoidance,  // H = Σ (u−l)²/((u−q)(q−l)) minimised: 1 row, optimality condition
+  kManipulability,       // w = √det(J₆ J₆ᵀ) maximised: 1 row, optimality condition
+};
+
+// Per-joint weights w_i(t) of kJointVelocity / kJointAngle at task time `time`; linear in
+// between, constant outside the knots.
+struct JointWeightKnot {
+  double time = 0.0;  // [s] since the task started; strictly increasing
+  JointVector weights = JointVector::Ones();  // ≥ 0
+};
+
+struct KinematicFunctionParameters {
+  KinematicFunctionKind kind = KinematicFunctionKind::kArmAngle;
+  double weight = 1.0;  // W_t of the function's rows in the augmented weighted DLS, ≥ 0
+  double gain = 1.0;    // [1/s] rate at which the function's error is driven to zero
+  // kArmPoint: the point (joint index 0-6 and offset in that URDF joint frame [m]), its
+  // target in BASE [m], and which BASE axes are controlled (1 = row present).
+  int joint = 3;        // also the locked joint of kJointLock
+  Vector3 offset = Vector3::Zero();
+  Vector3 target = Vector3::Zero();
+  Vector3 axes = Vector3::Ones();
+  // kJointVelocity: q̇_d [rad/s]; kJointAngle: q_d [rad].
+  JointVector desired = JointVector::Zero();
+  std::vector<JointWeightKnot> weights;  // empty: w_i = 1
+};
+
+struct ConfigurationControlParameters {
+  // r functions; when their rows and the hand's 6 outnumber the joints the stack is
+  // over-determined and solved by weighted DLS with resolver.task_weights[0..5] on the hand
+  // rows, each function's weight on its rows and resolver.joint_weights as damping.
+  std::vector<KinematicFunctionParameters> functions;
+};
+
+// Per-cycle constrained optimisation (seed 000). Units per sample of the control period.
+struct ConstrainedOptimisationParameters {
+  enum class Mode { kLexicographic, kWeighted };
+  JointVector alpha = JointVector::Ones();  // energy (step size) weight, ≥ 0
+  JointVector beta = JointVector::Zero();   // reference-posture weight, ≥ 0
+  JointVector gamma = JointVector::Zero();  // acceleration weight, ≥ 0
+  JointVector q_ref = JointVector::Zero();  // reference posture [rad]
+  double max_translation = 0.002;           // Δx_max, translation per sample [m], > 0
+  double max_rotation = 0.01;               // Δx_max, rotation per sample [rad], > 0
+  double max_arm_angle = 0.01;              // arm-angle row per sample [rad], > 0
+  bool track_arm_angle = true;              // 7 task rows (pose + ψ); false: 6, ψ free
+  Mode mode = Mode::kLexicographic;
+  double weight_p = 1e3;                 // w_p, kWeighted only, > 0
+  double tolerance = 1e-12;              // step norm [rad] treated as zero, > 0
+  double feasibility_tolerance = 1e-10;  // task-row residual still feasible, > 0
+  int max_iterations = 100;              // per phase, ≥ 1
+  double warn_below_p = 0.5;             // the operator is warned while p < this, [0, 1]
+};
+
+// SHAKE + simulated annealing (seed 001) on the S-R-S arm's shoulder–elbow–wrist chain: the
+// hand pose fixes shoulder and wrist, the elbow is searched on its circle and the joint
+// angles are recovered from the three points and the hand orientation.
+struct ShakeParameters {
+  std::uint64_t seed = 1;          // of the resolver's RNG: runs are reproducible
+  int trials = 16;                 // random elbow moves tried per cycle, ≥ 1
+  double step = 0.005;             // [m] size of a random elbow displacement, > 0
+  double temperature = 0.0;        // Metropolis temperature; 0 = random search, ≥ 0
+  double shake_tolerance = 1e-9;   // [m] link-length constraint tolerance, > 0
+  int shake_iterations = 50;       // SHAKE sweeps, ≥ 1
+  double obstacle_weight = 1e-3;   // reciprocal clearance to the obstacle_avoidance spheres
+  double velocity_weight = 1.0;    // squared joint angular velocities of the chain
+  double acceleration_weight = 0.0;
+  double reference_weight = 0.0;   // squared elbow distance from its place at q_reference
+  JointVector q_reference = JointVector::Zero();  // [rad]
+  double arm_angle_weight = 1.0;   // squared distance from the impedance law's ψ
+  double period = 0.0;             // [s] periodic-trajectory term; 0 = off
+  double periodic_weight = 0.0;
+  double periodic_ramp = 1.0;      // [s] smooth switch-on after the first period
+};
+
 struct ResolverParameters {
+  ResolverKind kind = ResolverKind::kDls;
+  // Weighted damped least squares, eq. 13: diagonals of W_t (MOTION rows, unitless
+  // priorities) and W_v (joints, added to the normal matrix).
   MotionVector task_weights = MotionVector::Ones();
   JointVector joint_weights = JointVector::Zero();
+  ConfigurationControlParameters configuration_control;
+  ConstrainedOptimisationParameters constrained_optimisation;
+  ShakeParameters shake;
 };
 
 // The wrist force/torque sensor. The arm reports the wrench the robot applies to its
@@ -196,6 +294,30 @@ struct BoundsParameters {
   double stop_time = 0.2;            // [s] joint velocities ramp to zero within this
 };
 
+// Obstacle avoidance with spheres of influence (seed 003). The links are capsules; each
+// link's critical point and distance to each obstacle are found every cycle
+// (common/obstacles.h).
+struct ObstacleSphereParameters {
+  Vector3 centre = Vector3::Zero();  // WORLD [m]
+  double radius = 0.0;               // the obstacle's own extent [m]
+  double influence = 0.1;            // radius of the sphere of influence beyond it [m]
+};
+
+struct ObstacleAvoidanceParameters {
+  bool enabled = false;
+  std::vector<ObstacleSphereParameters> obstacles;        // at most 8
+  JointVector link_radius = JointVector::Constant(0.06);  // capsule radius per link [m]
+  // In the resolver: once a critical distance reaches its radius of influence, the critical
+  // point may not approach further (an inequality constraint) while the motion-space task
+  // keeps what the remaining redundancy allows.
+  bool constrain_resolver = true;
+  double recovery = 2.0;  // [1/s] push-back of a point already inside; 0 only stops it
+  // As a behaviour of the impedance law: inside the sphere of influence a force
+  // gain·(influence − d) along the obstacle→point normal acts at the critical point, mapped
+  // into MOTION space by virtual work. 0 = off.
+  double behaviour_gain = 0.0;  // [N/m]
+};
+
 struct TaskParameters {
   std::string name;
   double period = 0.001;  // [s] control period
@@ -215,6 +337,7 @@ struct TaskParameters {
   DitherParameters dither;
   ProximityParameters proximity;
   ManipulabilityParameters manipulability;
+  ObstacleAvoidanceParameters obstacle_avoidance;
   BoundsParameters bounds;
 };
 

@@ -61,26 +61,13 @@
 #include <array>
 #include <cstdint>
 
+#include "tether/common/task/task_parameters.h"
 #include "tether/common/types.h"
 
 namespace tether::remote {
 
-struct ConstrainedOptimisationParameters {
-  enum class Mode { kLexicographic, kWeighted };
-
-  JointVector alpha = JointVector::Ones();  // energy (step size) weight, ≥ 0
-  JointVector beta = JointVector::Zero();   // reference-posture weight, ≥ 0
-  JointVector gamma = JointVector::Zero();  // acceleration weight, ≥ 0
-  JointVector q_ref = JointVector::Zero();  // reference posture [rad]
-  double max_translation = 0.002;           // Δx_max, translation per sample [m], > 0
-  double max_rotation = 0.01;               // Δx_max, rotation per sample [rad], > 0
-  double max_arm_angle = 0.01;              // arm-angle row per sample [rad], > 0
-  Mode mode = Mode::kLexicographic;
-  double weight_p = 1e3;                 // w_p, kWeighted only, > 0
-  double tolerance = 1e-12;              // step norm [rad] treated as zero, > 0
-  double feasibility_tolerance = 1e-10;  // task-row residual still feasible, > 0
-  int max_iterations = 100;              // per phase, ≥ 1
-};
+// The parameters are the task schema's (common/task/task_parameters.h).
+using ConstrainedOptimisationParameters = ::tether::ConstrainedOptimisationParameters;
 
 struct ConstrainedOptimisationProblem {
   static constexpr int kMaxInequalities = 8;
@@ -139,6 +126,9 @@ class ConstrainedOptimisationResolver {
   explicit ConstrainedOptimisationResolver(const Parameters& params);
 
   const Parameters& parameters() const { return params_; }
+  // Takes new parameters between solves. They must have passed the constructor's checks
+  // (task validation applies the same rules); copies only, so usable at task start.
+  void reconfigure(const Parameters& params) noexcept { params_ = params; }
 
   // The box the last solve() used for Δq = q − q_i [rad] (diagnostics and tests).
   JointVector step_lower() const { return lo_.head<kArmDof>(); }

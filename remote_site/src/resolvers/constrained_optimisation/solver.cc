@@ -1,4 +1,4 @@
-#include "tether/remote/resolvers/constrained_optimisation.h"
+#include "tether/remote/resolvers/constrained_optimisation/solver.h"
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
