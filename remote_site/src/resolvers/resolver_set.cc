@@ -13,14 +13,14 @@ const char* to_string(ResolverStatus status) noexcept {
   return "unknown";
 }
 
-ResolverSet::ResolverSet(const KinematicModel&) {}
+ResolverSet::ResolverSet(const KinematicModel& model) : shake_(model) {}
 
 Resolver& ResolverSet::select(ResolverKind kind) noexcept {
   switch (kind) {
     case ResolverKind::kDls: return dls_;
     case ResolverKind::kConstrainedOptimisation: return constrained_optimisation_;
-    case ResolverKind::kConfigurationControl:
-    case ResolverKind::kShake: break;
+    case ResolverKind::kShake: return shake_;
+    case ResolverKind::kConfigurationControl: break;
   }
   return dls_;
 }

@@ -10,3 +10,13 @@ tether_add_test(shake_picture_test SOURCES remote/resolvers/shake/picture_test.c
 # The seed's test problems; each writes a PNG of the arm over time into its working directory.
 tether_add_test(shake_scenario_test SOURCES remote/resolvers/shake/scenario_test.cc
                 LIBS tether::remote)
+# The S-R-S arm as a point chain and the resolver the executor selects with kind = kShake.
+tether_add_test(shake_srs_chain_test SOURCES remote/resolvers/shake/srs_chain_test.cc
+                LIBS tether::remote)
+tether_add_test(shake_resolver_test SOURCES remote/resolvers/shake/shake_resolver_test.cc
+                LIBS tether::remote)
+tether_add_test(shake_resolver_allocation_test
+                SOURCES remote/resolvers/shake/shake_resolver_allocation_test.cc
+                        $<TARGET_OBJECTS:tether_allocation_counter>
+                LIBS tether::remote)
+target_include_directories(shake_resolver_allocation_test PRIVATE support)

@@ -6,6 +6,7 @@
 #include "tether/remote/resolvers/constrained_optimisation/constrained_optimisation_resolver.h"
 #include "tether/remote/resolvers/dls/dls_resolver.h"
 #include "tether/remote/resolvers/resolver.h"
+#include "tether/remote/resolvers/shake/shake_resolver.h"
 
 namespace tether::remote {
 
@@ -20,6 +21,7 @@ class ResolverSet {
  private:
   DlsResolver dls_;
   ConstrainedOptimisationTaskResolver constrained_optimisation_;
+  shake::ShakeResolver shake_;
 };
 
 }  // namespace tether::remote
