@@ -13,13 +13,13 @@ const char* to_string(ResolverStatus status) noexcept {
   return "unknown";
 }
 
-ResolverSet::ResolverSet(const KinematicModel&) {}
+ResolverSet::ResolverSet(const KinematicModel& model) : configuration_control_(model) {}
 
 Resolver& ResolverSet::select(ResolverKind kind) noexcept {
   switch (kind) {
     case ResolverKind::kDls: return dls_;
     case ResolverKind::kConstrainedOptimisation: return constrained_optimisation_;
-    case ResolverKind::kConfigurationControl:
+    case ResolverKind::kConfigurationControl: return configuration_control_;
     case ResolverKind::kShake: break;
   }
   return dls_;
