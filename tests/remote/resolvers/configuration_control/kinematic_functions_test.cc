@@ -8,6 +8,7 @@
 
 #include <Eigen/SVD>
 #include <random>
+#include <utility>
 
 #include "arm_fixture.h"
 
@@ -29,6 +30,18 @@ std::vector<JointVector> postures(const KinematicModel& model, int count, unsign
     }
     out.push_back(q);
   }
+  return out;
+}
+
+// Kinematics at q + h·e_j and q − h·e_j.
+std::pair<KinematicState, KinematicState> central_pair(const KinematicModel& model,
+                                                       const JointVector& q, int j, double h) {
+  JointVector plus = q, minus = q;
+  plus[j] += h;
+  minus[j] -= h;
+  std::pair<KinematicState, KinematicState> out;
+  forward_kinematics(model, plus, out.first);
+  forward_kinematics(model, minus, out.second);
   return out;
 }
 
@@ -71,18 +84,12 @@ TEST(GravityTorqueModel, AnalyticDerivativeAndGradientMatchCentralDifferences) {
     Matrix7 numeric;
     JointVector numeric_gradient;
     for (int j = 0; j < kArmDof; ++j) {
-      JointVector plus = q, minus = q;
-      plus[j] += h;
-      minus[j] -= h;
-      KinematicState sp, sm;
-      forward_kinematics(f.model, plus, sp);
-      forward_kinematics(f.model, minus, sm);
+      const auto [sp, sm] = central_pair(f.model, q, j, h);
       JointVector tp, tm;
       gravity.torques(sp, tp, nullptr);
       gravity.torques(sm, tm, nullptr);
       numeric.col(j) = (tp - tm) / (2 * h);
-      numeric_gradient[j] =
-          (gravity_cost_at(f, gravity, plus) - gravity_cost_at(f, gravity, minus)) / (2 * h);
+      numeric_gradient[j] = (gravity.cost(sp, nullptr) - gravity.cost(sm, nullptr)) / (2 * h);
     }
     EXPECT_LT((derivative - numeric).norm(), 1e-6 * (1.0 + numeric.norm())) << q.transpose();
     EXPECT_LT((gradient - numeric_gradient).norm(), 1e-6 * (1.0 + numeric_gradient.norm()))
@@ -128,12 +135,7 @@ TEST(Manipulability, GradientMatchesCentralDifferences) {
     ASSERT_GT(w, 1e-4);
     JointVector numeric;
     for (int j = 0; j < kArmDof; ++j) {
-      JointVector plus = q, minus = q;
-      plus[j] += h;
-      minus[j] -= h;
-      KinematicState sp, sm;
-      forward_kinematics(f.model, plus, sp);
-      forward_kinematics(f.model, minus, sm);
+      const auto [sp, sm] = central_pair(f.model, q, j, h);
       numeric[j] = (manipulability(sp, nullptr) - manipulability(sm, nullptr)) / (2 * h);
     }
     EXPECT_LT((gradient - numeric).norm(), 1e-7 * (1.0 + numeric.norm())) << q.transpose();

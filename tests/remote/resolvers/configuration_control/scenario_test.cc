@@ -13,6 +13,7 @@
 #include <functional>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -193,6 +194,21 @@ double rate_towards(double target, double psi) {
   return std::clamp(2.0 * wrap_angle(target - psi), -0.5, 0.5);
 }
 
+// `count` functions for `seconds`; with a target, ẋ_c[6] turns ψ towards it.
+Scenario scenario(const KinematicFunctionParameters* functions, std::size_t count, double seconds,
+                  std::optional<double> arm_angle_target = std::nullopt) {
+  Scenario run;
+  run.functions = functions;
+  run.function_count = count;
+  run.seconds = seconds;
+  if (arm_angle_target) {
+    run.arm_angle_rate = [target = *arm_angle_target](double psi) {
+      return rate_towards(target, psi);
+    };
+  }
+  return run;
+}
+
 TEST(ConfigurationControlScenario, ElbowPlaneTurnsToANewAngleWhileTheHandHoldsItsPose) {
   ArmFixture f;
   f.at(start_posture());
@@ -200,11 +216,7 @@ TEST(ConfigurationControlScenario, ElbowPlaneTurnsToANewAngleWhileTheHandHoldsIt
   const double target = wrap_angle(psi0 + 0.8);
   const KinematicFunctionParameters functions[] = {
       function(KinematicFunctionKind::kArmAngle, 1.0, 1.0)};
-  Scenario run;
-  run.functions = functions;
-  run.function_count = 1;
-  run.seconds = 4.0;
-  run.arm_angle_rate = [target](double psi) { return rate_towards(target, psi); };
+  const Scenario run = scenario(functions, 1, 4.0, target);
   const RunRecord rec = simulate(f, start_posture(), run);
   f.at(rec.q);
   std::cout << "elbow plane: psi " << psi0 << " -> " << f.input.arm_angle << " rad (target "
@@ -228,11 +240,7 @@ JointVector elbow_out_posture(ArmFixture& f) {
   const double target = wrap_angle(f.input.arm_angle - 2.0);
   const KinematicFunctionParameters functions[] = {
       function(KinematicFunctionKind::kArmAngle, 1.0, 1.0)};
-  Scenario turn;
-  turn.functions = functions;
-  turn.function_count = 1;
-  turn.seconds = 6.0;
-  turn.arm_angle_rate = [target](double psi) { return rate_towards(target, psi); };
+  const Scenario turn = scenario(functions, 1, 6.0, target);
   const RunRecord rec = simulate(f, q, turn);
   EXPECT_GT(rec.min_limit_margin, 0.0);
   return rec.q;
@@ -243,10 +251,7 @@ TEST(ConfigurationControlScenario, GravityTorqueFunctionLowersTheSumOfSquaredTor
   const JointVector start = elbow_out_posture(f);
   const KinematicFunctionParameters functions[] = {
       function(KinematicFunctionKind::kGravityTorque, 1.0, 2.0)};
-  Scenario run;
-  run.functions = functions;
-  run.function_count = 1;
-  run.seconds = 5.0;
+  const Scenario run = scenario(functions, 1, 5.0);
   const RunRecord rec = simulate(f, start, run);
   const double reduction = 1.0 - rec.cost.back() / rec.cost.front();
   ConfigurationControlResolver resolver(f.model);
@@ -281,10 +286,7 @@ TEST(ConfigurationControlScenario, ObstacleStopsTheElbowOutsideItsSphereOfInflue
   const double psi0 = f.input.arm_angle;
   const KinematicFunctionParameters free_functions[] = {
       function(KinematicFunctionKind::kArmAngle, 1.0, 1.0)};
-  Scenario free;
-  free.functions = free_functions;
-  free.function_count = 1;
-  free.seconds = 3.0;
+  Scenario free = scenario(free_functions, 1, 3.0);
   const double target = wrap_angle(psi0 + 0.8);
   free.arm_angle_rate = [target](double psi) { return rate_towards(target, psi); };
   const RunRecord unobstructed = simulate(f, start_posture(), free);
@@ -295,10 +297,7 @@ TEST(ConfigurationControlScenario, ObstacleStopsTheElbowOutsideItsSphereOfInflue
   // the self-motion, the hand keeps its pose.
   const KinematicFunctionParameters functions[] = {
       function(KinematicFunctionKind::kArmAngle, 1e-4, 1.0)};
-  Scenario run;
-  run.functions = functions;
-  run.function_count = 1;
-  run.seconds = 3.0;
+  Scenario run = scenario(functions, 1, 3.0);
   run.arm_angle_rate = free.arm_angle_rate;
   run.obstacles = {obstacle};
   const RunRecord rec = simulate(f, start_posture(), run);
