@@ -13,14 +13,15 @@ const char* to_string(ResolverStatus status) noexcept {
   return "unknown";
 }
 
-ResolverSet::ResolverSet(const KinematicModel& model) : shake_(model) {}
+ResolverSet::ResolverSet(const KinematicModel& model)
+    : configuration_control_(model), shake_(model) {}
 
 Resolver& ResolverSet::select(ResolverKind kind) noexcept {
   switch (kind) {
     case ResolverKind::kDls: return dls_;
     case ResolverKind::kConstrainedOptimisation: return constrained_optimisation_;
+    case ResolverKind::kConfigurationControl: return configuration_control_;
     case ResolverKind::kShake: return shake_;
-    case ResolverKind::kConfigurationControl: break;
   }
   return dls_;
 }

@@ -3,6 +3,7 @@
 // One instance of every resolver, built with the executor (so nothing is allocated when a
 // task switches resolver), and the choice by task.resolver.kind.
 
+#include "tether/remote/resolvers/configuration_control/configuration_control_resolver.h"
 #include "tether/remote/resolvers/constrained_optimisation/constrained_optimisation_resolver.h"
 #include "tether/remote/resolvers/dls/dls_resolver.h"
 #include "tether/remote/resolvers/resolver.h"
@@ -21,6 +22,7 @@ class ResolverSet {
  private:
   DlsResolver dls_;
   ConstrainedOptimisationTaskResolver constrained_optimisation_;
+  ConfigurationControlResolver configuration_control_;
   shake::ShakeResolver shake_;
 };
 
