@@ -53,6 +53,32 @@ v1::TeleopMode from_teleop_mode(TeleopMode mode) {
   return v1::TELEOP_MODE_UNSPECIFIED;
 }
 
+ResolverKind to_resolver_kind(v1::ResolverKind k, const std::string& path) {
+  switch (k) {
+    case v1::RESOLVER_KIND_UNSPECIFIED:
+    case v1::RESOLVER_KIND_DLS: return ResolverKind::kDls;
+    case v1::RESOLVER_KIND_CONFIGURATION_CONTROL: return ResolverKind::kConfigurationControl;
+    case v1::RESOLVER_KIND_CONSTRAINED_OPTIMISATION:
+      return ResolverKind::kConstrainedOptimisation;
+    case v1::RESOLVER_KIND_SHAKE: return ResolverKind::kShake;
+    default: break;
+  }
+  throw ConversionError(path + " = " + std::to_string(static_cast<int>(k)) +
+                        ": unknown value; use RESOLVER_KIND_DLS, _CONFIGURATION_CONTROL, "
+                        "_CONSTRAINED_OPTIMISATION or _SHAKE");
+}
+
+v1::ResolverKind from_resolver_kind(ResolverKind k) {
+  switch (k) {
+    case ResolverKind::kDls: return v1::RESOLVER_KIND_DLS;
+    case ResolverKind::kConfigurationControl: return v1::RESOLVER_KIND_CONFIGURATION_CONTROL;
+    case ResolverKind::kConstrainedOptimisation:
+      return v1::RESOLVER_KIND_CONSTRAINED_OPTIMISATION;
+    case ResolverKind::kShake: return v1::RESOLVER_KIND_SHAKE;
+  }
+  return v1::RESOLVER_KIND_UNSPECIFIED;
+}
+
 namespace {
 
 using detail::finite;
@@ -117,6 +143,141 @@ ImpedanceParameters to_impedance(const v1::ImpedanceParameters& m) {
   return p;
 }
 
+KinematicFunctionKind to_function_kind(v1::KinematicFunctionKind k, const std::string& path) {
+  using K = KinematicFunctionKind;
+  switch (k) {
+    case v1::KINEMATIC_FUNCTION_KIND_ARM_ANGLE: return K::kArmAngle;
+    case v1::KINEMATIC_FUNCTION_KIND_GRAVITY_TORQUE: return K::kGravityTorque;
+    case v1::KINEMATIC_FUNCTION_KIND_ARM_POINT: return K::kArmPoint;
+    case v1::KINEMATIC_FUNCTION_KIND_JOINT_VELOCITY: return K::kJointVelocity;
+    case v1::KINEMATIC_FUNCTION_KIND_JOINT_ANGLE: return K::kJointAngle;
+    case v1::KINEMATIC_FUNCTION_KIND_JOINT_LOCK: return K::kJointLock;
+    case v1::KINEMATIC_FUNCTION_KIND_JOINT_LIMIT_AVOIDANCE: return K::kJointLimitAvoidance;
+    case v1::KINEMATIC_FUNCTION_KIND_MANIPULABILITY: return K::kManipulability;
+    default: break;
+  }
+  throw ConversionError(path + " = " + std::to_string(static_cast<int>(k)) +
+                        ": must name a function (KINEMATIC_FUNCTION_KIND_ARM_ANGLE, "
+                        "_GRAVITY_TORQUE, _ARM_POINT, _JOINT_VELOCITY, _JOINT_ANGLE, "
+                        "_JOINT_LOCK, _JOINT_LIMIT_AVOIDANCE or _MANIPULABILITY)");
+}
+
+v1::KinematicFunctionKind from_function_kind(KinematicFunctionKind k) {
+  using K = KinematicFunctionKind;
+  switch (k) {
+    case K::kArmAngle: return v1::KINEMATIC_FUNCTION_KIND_ARM_ANGLE;
+    case K::kGravityTorque: return v1::KINEMATIC_FUNCTION_KIND_GRAVITY_TORQUE;
+    case K::kArmPoint: return v1::KINEMATIC_FUNCTION_KIND_ARM_POINT;
+    case K::kJointVelocity: return v1::KINEMATIC_FUNCTION_KIND_JOINT_VELOCITY;
+    case K::kJointAngle: return v1::KINEMATIC_FUNCTION_KIND_JOINT_ANGLE;
+    case K::kJointLock: return v1::KINEMATIC_FUNCTION_KIND_JOINT_LOCK;
+    case K::kJointLimitAvoidance: return v1::KINEMATIC_FUNCTION_KIND_JOINT_LIMIT_AVOIDANCE;
+    case K::kManipulability: return v1::KINEMATIC_FUNCTION_KIND_MANIPULABILITY;
+  }
+  return v1::KINEMATIC_FUNCTION_KIND_UNSPECIFIED;
+}
+
+ConfigurationControlParameters to_configuration_control(
+    const v1::ConfigurationControlParameters& m) {
+  ConfigurationControlParameters p;
+  for (int k = 0; k < m.functions_size(); ++k) {
+    const std::string path = "resolver.configuration_control.functions[" + std::to_string(k) + "]";
+    const v1::KinematicFunction& f = m.functions(k);
+    KinematicFunctionParameters out;
+    out.kind = to_function_kind(f.kind(), path + ".kind");
+    if (f.has_weight()) out.weight = finite(f.weight(), path + ".weight");
+    if (f.has_gain()) out.gain = finite(f.gain(), path + ".gain");
+    if (f.has_joint()) out.joint = f.joint();
+    if (f.has_offset()) out.offset = to_vector3(f.offset(), path + ".offset");
+    if (f.has_target()) out.target = to_vector3(f.target(), path + ".target");
+    if (f.has_axes()) out.axes = to_vector3(f.axes(), path + ".axes");
+    if (f.has_desired()) out.desired = to_joint_vector(f.desired(), path + ".desired");
+    for (int i = 0; i < f.weights_size(); ++i) {
+      const std::string kp = path + ".weights[" + std::to_string(i) + "]";
+      JointWeightKnot knot;
+      knot.time = finite(f.weights(i).time_s(), kp + ".time_s");
+      if (f.weights(i).has_weights()) {
+        knot.weights = to_joint_vector(f.weights(i).weights(), kp + ".weights");
+      }
+      out.weights.push_back(knot);
+    }
+    p.functions.push_back(out);
+  }
+  return p;
+}
+
+ConstrainedOptimisationParameters to_constrained_optimisation(
+    const v1::ConstrainedOptimisationParameters& m) {
+  const std::string path = "resolver.constrained_optimisation";
+  ConstrainedOptimisationParameters p;
+  if (m.has_alpha()) p.alpha = to_joint_vector(m.alpha(), path + ".alpha");
+  if (m.has_beta()) p.beta = to_joint_vector(m.beta(), path + ".beta");
+  if (m.has_gamma()) p.gamma = to_joint_vector(m.gamma(), path + ".gamma");
+  if (m.has_q_ref()) p.q_ref = to_joint_vector(m.q_ref(), path + ".q_ref");
+  if (m.has_max_translation_m()) {
+    p.max_translation = finite(m.max_translation_m(), path + ".max_translation_m");
+  }
+  if (m.has_max_rotation_rad()) {
+    p.max_rotation = finite(m.max_rotation_rad(), path + ".max_rotation_rad");
+  }
+  if (m.has_max_arm_angle_rad()) {
+    p.max_arm_angle = finite(m.max_arm_angle_rad(), path + ".max_arm_angle_rad");
+  }
+  if (m.has_track_arm_angle()) p.track_arm_angle = m.track_arm_angle();
+  switch (m.mode()) {
+    case v1::CONSTRAINED_OPTIMISATION_MODE_UNSPECIFIED:
+    case v1::CONSTRAINED_OPTIMISATION_MODE_LEXICOGRAPHIC:
+      p.mode = ConstrainedOptimisationParameters::Mode::kLexicographic;
+      break;
+    case v1::CONSTRAINED_OPTIMISATION_MODE_WEIGHTED:
+      p.mode = ConstrainedOptimisationParameters::Mode::kWeighted;
+      break;
+    default:
+      throw ConversionError(path + ".mode = " + std::to_string(static_cast<int>(m.mode())) +
+                            ": unknown value; use CONSTRAINED_OPTIMISATION_MODE_LEXICOGRAPHIC "
+                            "or _WEIGHTED");
+  }
+  if (m.has_weight_p()) p.weight_p = finite(m.weight_p(), path + ".weight_p");
+  if (m.has_tolerance_rad()) p.tolerance = finite(m.tolerance_rad(), path + ".tolerance_rad");
+  if (m.has_feasibility_tolerance()) {
+    p.feasibility_tolerance = finite(m.feasibility_tolerance(), path + ".feasibility_tolerance");
+  }
+  if (m.has_max_iterations()) p.max_iterations = m.max_iterations();
+  if (m.has_warn_below_p()) p.warn_below_p = finite(m.warn_below_p(), path + ".warn_below_p");
+  return p;
+}
+
+ShakeParameters to_shake(const v1::ShakeParameters& m) {
+  const std::string path = "resolver.shake";
+  ShakeParameters p;
+  if (m.has_seed()) p.seed = m.seed();
+  if (m.has_trials()) p.trials = m.trials();
+  if (m.has_step_m()) p.step = finite(m.step_m(), path + ".step_m");
+  p.temperature = finite(m.temperature(), path + ".temperature");
+  if (m.has_shake_tolerance_m()) {
+    p.shake_tolerance = finite(m.shake_tolerance_m(), path + ".shake_tolerance_m");
+  }
+  if (m.has_shake_iterations()) p.shake_iterations = m.shake_iterations();
+  if (m.has_obstacle_weight()) {
+    p.obstacle_weight = finite(m.obstacle_weight(), path + ".obstacle_weight");
+  }
+  if (m.has_velocity_weight()) {
+    p.velocity_weight = finite(m.velocity_weight(), path + ".velocity_weight");
+  }
+  p.acceleration_weight = finite(m.acceleration_weight(), path + ".acceleration_weight");
+  p.reference_weight = finite(m.reference_weight(), path + ".reference_weight");
+  if (m.has_q_reference()) p.q_reference = to_joint_vector(m.q_reference(), path + ".q_reference");
+  if (m.has_arm_angle_weight()) {
+    p.arm_angle_weight = finite(m.arm_angle_weight(), path + ".arm_angle_weight");
+  }
+  p.period = finite(m.period_s(), path + ".period_s");
+  p.periodic_weight = finite(m.periodic_weight(), path + ".periodic_weight");
+  if (m.has_periodic_ramp_s()) {
+    p.periodic_ramp = finite(m.periodic_ramp_s(), path + ".periodic_ramp_s");
+  }
+  return p;
+}
+
 ResolverParameters to_resolver(const v1::ResolverParameters& m) {
   ResolverParameters p;
   if (m.has_task_weights()) {
@@ -125,6 +286,10 @@ ResolverParameters to_resolver(const v1::ResolverParameters& m) {
   if (m.has_joint_weights()) {
     p.joint_weights = to_joint_vector(m.joint_weights(), "resolver.joint_weights");
   }
+  p.kind = to_resolver_kind(m.kind(), "resolver.kind");
+  p.configuration_control = to_configuration_control(m.configuration_control());
+  p.constrained_optimisation = to_constrained_optimisation(m.constrained_optimisation());
+  p.shake = to_shake(m.shake());
   return p;
 }
 
@@ -274,6 +439,27 @@ ManipulabilityParameters to_manipulability(const v1::ManipulabilityParameters& m
   return p;
 }
 
+ObstacleAvoidanceParameters to_obstacle_avoidance(const v1::ObstacleAvoidanceParameters& m) {
+  ObstacleAvoidanceParameters p;
+  p.enabled = m.enabled();
+  for (int k = 0; k < m.obstacles_size(); ++k) {
+    const std::string path = "obstacle_avoidance.obstacles[" + std::to_string(k) + "]";
+    const v1::SphereObstacle& o = m.obstacles(k);
+    ObstacleSphereParameters sphere;
+    sphere.centre = to_vector3(o.centre(), path + ".centre");
+    sphere.radius = finite(o.radius_m(), path + ".radius_m");
+    if (o.has_influence_m()) sphere.influence = finite(o.influence_m(), path + ".influence_m");
+    p.obstacles.push_back(sphere);
+  }
+  if (m.has_link_radius()) {
+    p.link_radius = to_joint_vector(m.link_radius(), "obstacle_avoidance.link_radius");
+  }
+  if (m.has_constrain_resolver()) p.constrain_resolver = m.constrain_resolver();
+  if (m.has_recovery()) p.recovery = finite(m.recovery(), "obstacle_avoidance.recovery");
+  p.behaviour_gain = finite(m.behaviour_gain(), "obstacle_avoidance.behaviour_gain");
+  return p;
+}
+
 BoundsParameters to_bounds(const v1::BoundsParameters& m) {
   BoundsParameters p;
   if (m.has_max_translation_deviation_m()) {
@@ -370,6 +556,71 @@ void write_impedance(const ImpedanceParameters& p, v1::TaskParameters* out) {
   if (p.stiffness != d.stiffness) from_motion_vector(p.stiffness, m->mutable_stiffness());
 }
 
+void write_configuration_control(const ConfigurationControlParameters& p,
+                                 v1::ResolverParameters* out) {
+  const KinematicFunctionParameters d;
+  for (const KinematicFunctionParameters& f : p.functions) {
+    v1::KinematicFunction* m = out->mutable_configuration_control()->add_functions();
+    m->set_kind(from_function_kind(f.kind));
+    if (f.weight != d.weight) m->set_weight(f.weight);
+    if (f.gain != d.gain) m->set_gain(f.gain);
+    if (f.joint != d.joint) m->set_joint(f.joint);
+    if (f.offset != d.offset) from_vector3(f.offset, m->mutable_offset());
+    if (f.target != d.target) from_vector3(f.target, m->mutable_target());
+    if (f.axes != d.axes) from_vector3(f.axes, m->mutable_axes());
+    if (f.desired != d.desired) from_joint_vector(f.desired, m->mutable_desired());
+    for (const JointWeightKnot& knot : f.weights) {
+      v1::JointWeightKnot* k = m->add_weights();
+      k->set_time_s(knot.time);
+      from_joint_vector(knot.weights, k->mutable_weights());
+    }
+  }
+}
+
+void write_constrained_optimisation(const ConstrainedOptimisationParameters& p,
+                                    v1::ResolverParameters* out) {
+  const ConstrainedOptimisationParameters d;
+  const auto m = [out] { return out->mutable_constrained_optimisation(); };
+  if (p.alpha != d.alpha) from_joint_vector(p.alpha, m()->mutable_alpha());
+  if (p.beta != d.beta) from_joint_vector(p.beta, m()->mutable_beta());
+  if (p.gamma != d.gamma) from_joint_vector(p.gamma, m()->mutable_gamma());
+  if (p.q_ref != d.q_ref) from_joint_vector(p.q_ref, m()->mutable_q_ref());
+  if (p.max_translation != d.max_translation) m()->set_max_translation_m(p.max_translation);
+  if (p.max_rotation != d.max_rotation) m()->set_max_rotation_rad(p.max_rotation);
+  if (p.max_arm_angle != d.max_arm_angle) m()->set_max_arm_angle_rad(p.max_arm_angle);
+  if (p.track_arm_angle != d.track_arm_angle) m()->set_track_arm_angle(p.track_arm_angle);
+  if (p.mode != d.mode) m()->set_mode(v1::CONSTRAINED_OPTIMISATION_MODE_WEIGHTED);
+  if (p.weight_p != d.weight_p) m()->set_weight_p(p.weight_p);
+  if (p.tolerance != d.tolerance) m()->set_tolerance_rad(p.tolerance);
+  if (p.feasibility_tolerance != d.feasibility_tolerance) {
+    m()->set_feasibility_tolerance(p.feasibility_tolerance);
+  }
+  if (p.max_iterations != d.max_iterations) m()->set_max_iterations(p.max_iterations);
+  if (p.warn_below_p != d.warn_below_p) m()->set_warn_below_p(p.warn_below_p);
+}
+
+void write_shake(const ShakeParameters& p, v1::ResolverParameters* out) {
+  const ShakeParameters d;
+  const auto m = [out] { return out->mutable_shake(); };
+  if (p.seed != d.seed) m()->set_seed(p.seed);
+  if (p.trials != d.trials) m()->set_trials(p.trials);
+  if (p.step != d.step) m()->set_step_m(p.step);
+  if (p.temperature != d.temperature) m()->set_temperature(p.temperature);
+  if (p.shake_tolerance != d.shake_tolerance) m()->set_shake_tolerance_m(p.shake_tolerance);
+  if (p.shake_iterations != d.shake_iterations) m()->set_shake_iterations(p.shake_iterations);
+  if (p.obstacle_weight != d.obstacle_weight) m()->set_obstacle_weight(p.obstacle_weight);
+  if (p.velocity_weight != d.velocity_weight) m()->set_velocity_weight(p.velocity_weight);
+  if (p.acceleration_weight != d.acceleration_weight) {
+    m()->set_acceleration_weight(p.acceleration_weight);
+  }
+  if (p.reference_weight != d.reference_weight) m()->set_reference_weight(p.reference_weight);
+  if (p.q_reference != d.q_reference) from_joint_vector(p.q_reference, m()->mutable_q_reference());
+  if (p.arm_angle_weight != d.arm_angle_weight) m()->set_arm_angle_weight(p.arm_angle_weight);
+  if (p.period != d.period) m()->set_period_s(p.period);
+  if (p.periodic_weight != d.periodic_weight) m()->set_periodic_weight(p.periodic_weight);
+  if (p.periodic_ramp != d.periodic_ramp) m()->set_periodic_ramp_s(p.periodic_ramp);
+}
+
 void write_resolver(const ResolverParameters& p, v1::TaskParameters* out) {
   const ResolverParameters d;
   if (p.task_weights != d.task_weights) {
@@ -378,6 +629,15 @@ void write_resolver(const ResolverParameters& p, v1::TaskParameters* out) {
   if (p.joint_weights != d.joint_weights) {
     from_joint_vector(p.joint_weights, out->mutable_resolver()->mutable_joint_weights());
   }
+  if (p.kind != d.kind) out->mutable_resolver()->set_kind(from_resolver_kind(p.kind));
+  if (!p.configuration_control.functions.empty()) {
+    write_configuration_control(p.configuration_control, out->mutable_resolver());
+  }
+  // The writers create their sub-messages only for fields that differ from the defaults;
+  // the resolver message itself is dropped again if nothing did.
+  write_constrained_optimisation(p.constrained_optimisation, out->mutable_resolver());
+  write_shake(p.shake, out->mutable_resolver());
+  if (out->resolver().ByteSizeLong() == 0) out->clear_resolver();
 }
 
 void write_wrench_sensor(const WrenchSensorParameters& p, v1::TaskParameters* out) {
@@ -499,6 +759,26 @@ void write_manipulability(const ManipulabilityParameters& p, v1::TaskParameters*
   if (p.gain != d.gain) m()->set_gain(p.gain);
   if (p.input != d.input) m()->set_input(from_input(p.input));
   if (p.damping != d.damping) m()->set_damping(p.damping);
+}
+
+void write_obstacle_avoidance(const ObstacleAvoidanceParameters& p, v1::TaskParameters* out) {
+  const ObstacleAvoidanceParameters d;
+  const auto m = [out] { return out->mutable_obstacle_avoidance(); };
+  if (p.enabled != d.enabled) m()->set_enabled(p.enabled);
+  for (const ObstacleSphereParameters& sphere : p.obstacles) {
+    v1::SphereObstacle* o = m()->add_obstacles();
+    from_vector3(sphere.centre, o->mutable_centre());
+    if (sphere.radius != 0.0) o->set_radius_m(sphere.radius);
+    if (sphere.influence != ObstacleSphereParameters{}.influence) {
+      o->set_influence_m(sphere.influence);
+    }
+  }
+  if (p.link_radius != d.link_radius) from_joint_vector(p.link_radius, m()->mutable_link_radius());
+  if (p.constrain_resolver != d.constrain_resolver) {
+    m()->set_constrain_resolver(p.constrain_resolver);
+  }
+  if (p.recovery != d.recovery) m()->set_recovery(p.recovery);
+  if (p.behaviour_gain != d.behaviour_gain) m()->set_behaviour_gain(p.behaviour_gain);
 }
 
 void write_bounds(const BoundsParameters& p, v1::TaskParameters* out) {
@@ -886,6 +1166,7 @@ TaskParameters to_task(const v1::TaskParameters& m) {
   t.dither = to_dither(m.dither());
   t.proximity = to_proximity(m.proximity());
   t.manipulability = to_manipulability(m.manipulability());
+  t.obstacle_avoidance = to_obstacle_avoidance(m.obstacle_avoidance());
   t.bounds = to_bounds(m.bounds());
   return t;
 }
@@ -913,6 +1194,7 @@ v1::TaskParameters from_task(const TaskParameters& t) {
   write_dither(t.dither, &m);
   write_proximity(t.proximity, &m);
   write_manipulability(t.manipulability, &m);
+  write_obstacle_avoidance(t.obstacle_avoidance, &m);
   write_bounds(t.bounds, &m);
   return m;
 }

@@ -1,5 +1,8 @@
 #include "tether/common/task/validation.h"
 
+#include "tether/common/obstacles.h"
+#include "tether/common/srs.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -63,6 +66,7 @@ class Checker {
     check_dither();
     check_proximity();
     check_manipulability();
+    check_obstacle_avoidance();
     check_bounds();
     check_combinations();
     return std::move(issues_);
@@ -253,6 +257,11 @@ class Checker {
     for (int i = 0; i < kArmDof; ++i) {
       jw = non_negative(indexed("resolver.joint_weights", i), r.joint_weights[i]) && jw;
     }
+    check_configuration_control();
+    check_optimality_count();
+    check_constrained_optimisation();
+    check_shake();
+    check_shake_arm();
     if (!tw) return;
     if ((r.task_weights.array() == 0.0).all()) {
       add("resolver.task_weights",
@@ -268,6 +277,176 @@ class Checker {
             "weight > 0 or the joints weights > 0");
         break;
       }
+    }
+  }
+
+  void check_configuration_control() {
+    const ConfigurationControlParameters& c = task_.resolver.configuration_control;
+    const std::string section = "resolver.configuration_control.functions";
+    if (c.functions.size() > kMaxKinematicFunctions) {
+      add(section, ": " + std::to_string(c.functions.size()) + " functions: at most " +
+                       std::to_string(kMaxKinematicFunctions) + " are supported");
+    }
+    if (task_.resolver.kind == ResolverKind::kConfigurationControl && c.functions.empty()) {
+      add(section, ": none, but resolver.kind is RESOLVER_KIND_CONFIGURATION_CONTROL: the "
+                   "arm has one redundant degree of freedom, so give at least one kinematic "
+                   "function (e.g. KINEMATIC_FUNCTION_KIND_ARM_ANGLE)");
+    }
+    for (std::size_t k = 0; k < c.functions.size(); ++k) {
+      const KinematicFunctionParameters& f = c.functions[k];
+      const std::string path = indexed(section, static_cast<int>(k));
+      non_negative(path + ".weight", f.weight);
+      non_negative(path + ".gain", f.gain);
+      if ((f.kind == KinematicFunctionKind::kArmPoint ||
+           f.kind == KinematicFunctionKind::kJointLock) &&
+          (f.joint < 0 || f.joint >= kArmDof)) {
+        add(path + ".joint", " = " + std::to_string(f.joint) + ": must be a joint index in [0, " +
+                                 std::to_string(kArmDof - 1) + "]");
+      }
+      finite(path + ".offset", f.offset);
+      finite(path + ".target", f.target);
+      for (int i = 0; i < 3; ++i) {
+        const double a = f.axes[i];
+        if (a != 0.0 && a != 1.0) {
+          reject(path + ".axes." + kComponent[i], a, "must be 0 (free) or 1 (controlled)");
+        }
+      }
+      for (int i = 0; i < kArmDof; ++i) finite(indexed(path + ".desired", i), f.desired[i]);
+      double previous = -kUnbounded;
+      for (std::size_t j = 0; j < f.weights.size(); ++j) {
+        const std::string kp = indexed(path + ".weights", static_cast<int>(j));
+        const double t = f.weights[j].time;
+        if (finite(kp + ".time_s", t) && !(t > previous)) {
+          reject(kp + ".time_s", t,
+                 "must be greater than the previous knot's " + number(previous) +
+                     " s (knots strictly increasing in time)");
+        }
+        previous = t;
+        for (int i = 0; i < kArmDof; ++i) {
+          non_negative(indexed(kp + ".weights", i), f.weights[j].weights[i]);
+        }
+      }
+    }
+  }
+
+  void check_optimality_count() {
+    const ConfigurationControlParameters& c = task_.resolver.configuration_control;
+    std::size_t optimality = 0;
+    for (const KinematicFunctionParameters& f : c.functions) {
+      optimality += f.kind == KinematicFunctionKind::kGravityTorque ||
+                    f.kind == KinematicFunctionKind::kJointLimitAvoidance ||
+                    f.kind == KinematicFunctionKind::kManipulability;
+    }
+    if (optimality > kMaxOptimalityFunctions) {
+      add("resolver.configuration_control.functions",
+          ": " + std::to_string(optimality) +
+              " gravity-torque, joint-limit-avoidance and manipulability functions: at most " +
+              std::to_string(kMaxOptimalityFunctions) +
+              " (each costs 15 forward-kinematics evaluations per cycle)");
+    }
+  }
+
+  void check_shake_arm() {
+    if (task_.resolver.kind != ResolverKind::kShake) return;
+    const std::string problem = srs_violation(model_);
+    if (!problem.empty()) {
+      add("resolver.kind", " = RESOLVER_KIND_SHAKE on arm '" + model_.arm().name +
+                               "', which is not a spherical-revolute-spherical arm: " + problem +
+                               "; SHAKE recovers joint angles from the shoulder-elbow-wrist "
+                               "chain, so choose another resolver for this arm");
+    }
+  }
+
+  void check_constrained_optimisation() {
+    const ConstrainedOptimisationParameters& c = task_.resolver.constrained_optimisation;
+    const std::string section = "resolver.constrained_optimisation";
+    for (int i = 0; i < kArmDof; ++i) {
+      const bool a = non_negative(indexed(section + ".alpha", i), c.alpha[i]);
+      const bool b = non_negative(indexed(section + ".beta", i), c.beta[i]);
+      const bool g = non_negative(indexed(section + ".gamma", i), c.gamma[i]);
+      if (a && b && g && !(c.alpha[i] + c.beta[i] + c.gamma[i] > 0.0)) {
+        add(indexed(section + ".alpha", i),
+            " = 0 with beta and gamma also 0 for this joint: at least one must be > 0, or the "
+            "quadratic has no unique minimum in that joint");
+      }
+      finite(indexed(section + ".q_ref", i), c.q_ref[i]);
+    }
+    positive(section + ".max_translation_m", c.max_translation);
+    positive(section + ".max_rotation_rad", c.max_rotation);
+    positive(section + ".max_arm_angle_rad", c.max_arm_angle);
+    positive(section + ".weight_p", c.weight_p);
+    positive(section + ".tolerance_rad", c.tolerance);
+    positive(section + ".feasibility_tolerance", c.feasibility_tolerance);
+    if (c.max_iterations < 1 || c.max_iterations > 1000) {
+      add(section + ".max_iterations",
+          " = " + std::to_string(c.max_iterations) + ": must be in [1, 1000]");
+    }
+    if (!(c.warn_below_p >= 0.0 && c.warn_below_p <= 1.0)) {
+      reject(section + ".warn_below_p", c.warn_below_p, "must be in [0, 1]");
+    }
+  }
+
+  void check_shake() {
+    const ShakeParameters& s = task_.resolver.shake;
+    const std::string section = "resolver.shake";
+    if (s.trials < 1 || s.trials > kMaxShakeTrials) {
+      add(section + ".trials", " = " + std::to_string(s.trials) + ": must be in [1, " +
+                                   std::to_string(kMaxShakeTrials) + "]");
+    }
+    positive(section + ".step_m", s.step);
+    non_negative(section + ".temperature", s.temperature);
+    positive(section + ".shake_tolerance_m", s.shake_tolerance);
+    if (s.shake_iterations < 1 || s.shake_iterations > 1000) {
+      add(section + ".shake_iterations",
+          " = " + std::to_string(s.shake_iterations) + ": must be in [1, 1000]");
+    }
+    non_negative(section + ".obstacle_weight", s.obstacle_weight);
+    non_negative(section + ".velocity_weight", s.velocity_weight);
+    non_negative(section + ".acceleration_weight", s.acceleration_weight);
+    non_negative(section + ".reference_weight", s.reference_weight);
+    for (int i = 0; i < kArmDof; ++i) {
+      finite(indexed(section + ".q_reference", i), s.q_reference[i]);
+    }
+    non_negative(section + ".arm_angle_weight", s.arm_angle_weight);
+    const bool period_ok = non_negative(section + ".period_s", s.period);
+    non_negative(section + ".periodic_weight", s.periodic_weight);
+    positive(section + ".periodic_ramp_s", s.periodic_ramp);
+    if (period_ok && period_ok_ && s.period > 0.0 &&
+        s.period / task_.period > static_cast<double>(kMaxShakePeriodSteps)) {
+      reject(section + ".period_s", s.period,
+             "must be ≤ " + number(kMaxShakePeriodSteps * task_.period) + " s (" +
+                 std::to_string(kMaxShakePeriodSteps) +
+                 " control periods: the ring buffer of one period is allocated up front)");
+    }
+  }
+
+  void check_obstacle_avoidance() {
+    const ObstacleAvoidanceParameters& o = task_.obstacle_avoidance;
+    if (o.obstacles.size() > kMaxObstacles) {
+      add("obstacle_avoidance.obstacles",
+          ": " + std::to_string(o.obstacles.size()) + " obstacles: at most " +
+              std::to_string(kMaxObstacles) + " are supported");
+    }
+    for (std::size_t k = 0; k < o.obstacles.size(); ++k) {
+      const std::string field = indexed("obstacle_avoidance.obstacles", static_cast<int>(k));
+      finite(field + ".centre", o.obstacles[k].centre);
+      non_negative(field + ".radius_m", o.obstacles[k].radius);
+      positive(field + ".influence_m", o.obstacles[k].influence);
+    }
+    for (int i = 0; i < kArmDof; ++i) {
+      non_negative(indexed("obstacle_avoidance.link_radius", i), o.link_radius[i]);
+    }
+    non_negative("obstacle_avoidance.recovery", o.recovery);
+    non_negative("obstacle_avoidance.behaviour_gain", o.behaviour_gain);
+    if (o.enabled && o.obstacles.empty()) {
+      add("obstacle_avoidance.obstacles",
+          ": none, but obstacle_avoidance.enabled is true: give at least one obstacle or "
+          "disable it");
+    }
+    if (o.enabled && !o.constrain_resolver && o.behaviour_gain == 0.0) {
+      add("obstacle_avoidance.behaviour_gain",
+          " = 0 while obstacle_avoidance.constrain_resolver is false: obstacle avoidance is "
+          "enabled but would do nothing; constrain the resolver or give the behaviour a gain");
     }
   }
 

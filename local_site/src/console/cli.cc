@@ -15,6 +15,7 @@
 
 #include "tether/common/kinematics.h"
 #include "tether/common/task/validation.h"
+#include "tether/local/console/p_warning.h"
 #include "tether/local/console/preview.h"
 #include "tether/local/console/recording.h"
 #include "tether/local/ground/ground_station.h"
@@ -408,6 +409,7 @@ int cmd_record(Context& c) {
   RemoteSiteClient site = client(c);
   TelemetrySubscription stream = site.subscribe_telemetry(decimation);
   RecordingWriter writer(file);
+  AchievedFractionWarning p_warning;
   TelemetrySample sample;
   const auto start = std::chrono::steady_clock::now();
   const auto end = start + std::chrono::duration<double>(duration);
@@ -424,7 +426,10 @@ int cmd_record(Context& c) {
                       std::chrono::milliseconds(1);
     const auto result = stream.next(sample, std::min(wait, std::chrono::milliseconds(200)));
     if (result == TelemetrySubscription::Next::kEnded) break;
-    if (result == TelemetrySubscription::Next::kSample) writer.write(sample);
+    if (result == TelemetrySubscription::Next::kSample) {
+      writer.write(sample);
+      if (auto line = p_warning.update(sample)) c.err << "tether: " << *line << '\n';
+    }
   }
   stream.cancel();
   file.flush();
@@ -432,6 +437,10 @@ int cmd_record(Context& c) {
   c.out << "recorded " << writer.rows() << " samples (every " << decimation << ". cycle) to "
         << path;
   if (stream.dropped() > 0) c.out << "; " << stream.dropped() << " dropped";
+  if (p_warning.warnings() > 0) {
+    c.out << "; p fell below its threshold " << p_warning.warnings() << " time(s), lowest "
+          << p_warning.lowest();
+  }
   c.out << '\n';
   return writer.rows() > 0 ? kExitOk : kExitError;
 }

@@ -14,7 +14,7 @@ namespace {
 
 constexpr int kAuxColumns = 4;
 constexpr double kRadToDeg = 180.0 / M_PI;
-const char* const kTextColumns[] = {"state", "task", "breach"};
+const char* const kTextColumns[] = {"state", "task", "breach", "resolver"};
 
 bool is_text_column(const std::string& name) {
   for (const char* t : kTextColumns) {
@@ -64,7 +64,7 @@ std::string recording_header() {
   numbered("error", 0, kMotionDim);
   numbered("q", 1, kArmDof);
   numbered("measured_q", 1, kArmDof);
-  h += ",breach,overruns,compute_s";
+  h += ",breach,overruns,compute_s,resolver,p,obstacle_clearance_m";
   return h;
 }
 
@@ -99,6 +99,9 @@ void RecordingWriter::write(const TelemetrySample& s) {
   append_text(line_, to_string(s.breach.cause));
   append(line_, s.timing.overruns);
   append(line_, s.timing.compute_time);
+  append_text(line_, to_string(s.resolver.kind));
+  append(line_, s.resolver.achieved_fraction);
+  append(line_, s.resolver.obstacle_clearance);
   line_ += '\n';
   out_ << line_;
   ++rows_;

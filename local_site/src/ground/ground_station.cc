@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "tether/local/console/p_warning.h"
 #include "tether/local/link/remote_site_client.h"
 #include "tether/local/teleop/teleop_session.h"
 
@@ -62,6 +63,7 @@ class SiteWatch {
 
   void run() {
     TelemetrySample sample;
+    AchievedFractionWarning p_warning;
     SiteState state = SiteState::kUnspecified;
     std::uint64_t task = ~0ULL;
     while (!stop_.load()) {
@@ -74,6 +76,7 @@ class SiteWatch {
         break;
       }
       if (!sample.aux.empty()) aux0_.store(sample.aux[0]);
+      if (auto line = p_warning.update(sample)) say(*line);
       if (sample.state != state || sample.task_id != task) {
         state = sample.state;
         task = sample.task_id;

@@ -58,6 +58,20 @@ const char* to_string(BreachCause cause) {
   return "unknown";
 }
 
+const char* to_string(ResolverKind kind) {
+  switch (kind) {
+    case ResolverKind::kDls:
+      return "dls";
+    case ResolverKind::kConfigurationControl:
+      return "configuration control";
+    case ResolverKind::kConstrainedOptimisation:
+      return "constrained optimisation";
+    case ResolverKind::kShake:
+      return "shake";
+  }
+  return "unknown";
+}
+
 const char* to_string(Behaviour behaviour) {
   switch (behaviour) {
     case Behaviour::kUnspecified:
@@ -82,6 +96,8 @@ const char* to_string(Behaviour behaviour) {
       return "proximity";
     case Behaviour::kManipulability:
       return "manipulability";
+    case Behaviour::kObstacleAvoidance:
+      return "obstacle avoidance";
   }
   return "unknown";
 }

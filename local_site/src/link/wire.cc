@@ -140,6 +140,15 @@ TelemetrySample to_domain(const v1::Telemetry& t) {
   out.timing = to_domain(t.timing());
   out.teleoperation = to_domain(t.teleoperation());
   out.aux.assign(t.aux().begin(), t.aux().end());
+  if (t.has_resolver()) {
+    const v1::ResolverTelemetry& r = t.resolver();
+    out.resolver.kind = proto::to_resolver_kind(r.kind(), "resolver.kind");
+    out.resolver.status = r.status();
+    out.resolver.achieved_fraction = r.achieved_fraction();
+    out.resolver.warn_below = r.warn_below();
+    out.resolver.obstacle_clearance = r.obstacle_clearance_m();
+    out.resolver.obstacle_constraints = r.obstacle_constraints();
+  }
   return out;
 }
 
@@ -213,6 +222,13 @@ void to_wire(const TelemetrySample& sample, v1::Telemetry* out) {
   to_wire(sample.timing, out->mutable_timing());
   to_wire(sample.teleoperation, out->mutable_teleoperation());
   for (double a : sample.aux) out->add_aux(a);
+  v1::ResolverTelemetry* r = out->mutable_resolver();
+  r->set_kind(proto::from_resolver_kind(sample.resolver.kind));
+  r->set_status(sample.resolver.status);
+  r->set_achieved_fraction(sample.resolver.achieved_fraction);
+  r->set_warn_below(sample.resolver.warn_below);
+  r->set_obstacle_clearance_m(sample.resolver.obstacle_clearance);
+  r->set_obstacle_constraints(sample.resolver.obstacle_constraints);
 }
 
 void to_wire(const OperatorIncrement& increment, std::uint64_t sequence,

@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -29,9 +28,9 @@ constexpr double kPassDuration = 4.0;      // [s] the sideways slide
 constexpr double kHoleDepth = 0.25;        // [m] reach along the approach axis
 constexpr double kHoleAhead = 0.15;        // [m] ring centre ahead of the start
 constexpr double kHoleRingRadius = 0.13;   // [m] sphere centres from the axis
-constexpr double kLapTime = 2.0;           // [s]
-constexpr int kLapCorners = 16;
-constexpr double kLapRadius = 0.08;        // [m]
+constexpr double kLapTime = 4.0;           // [s]
+constexpr int kLapCorners = 8;
+constexpr double kLapRadius = 0.06;        // [m]
 
 struct Run {
   std::vector<JointVector> commanded;
@@ -98,6 +97,9 @@ void configure_resolver(ResolverKind kind, TaskParameters& t) {
       // Seraji's elbow-plane function: the hand's six rows plus ψ.
       KinematicFunctionParameters elbow;
       elbow.kind = KinematicFunctionKind::kArmAngle;
+      // With exactly seven rows the weights do not change the solution; they decide what
+      // gives way when an obstacle constraint binds: the self-motion, not the hand.
+      elbow.weight = kArmAngleYield;
       t.resolver.configuration_control.functions = {elbow};
       break;
     }
@@ -260,11 +262,6 @@ ScenarioResult run_task(Scenario scenario, const TaskParameters& task, const Arm
       break;
     }
     const CycleTelemetry& c = executor.last_cycle();
-    if (std::getenv("TETHER_COMPARE_DEBUG") && k % 100 == 0) {
-      std::fprintf(stderr, "t=%.2f p=%.3f st=%s err=%.4f qd=%.3f xd=%.4f\n", k * task.period,
-                   c.achieved_fraction, to_string(c.resolver_status), c.error.head<3>().norm(),
-                   command.velocity.norm(), c.velocity.head<3>().norm());
-    }
     if (commanded != nullptr) commanded->push_back(c.commanded_joints);
     r.tracking_error = std::max(r.tracking_error, c.error.head<3>().norm());
     r.min_achieved_fraction = std::min(r.min_achieved_fraction, c.achieved_fraction);

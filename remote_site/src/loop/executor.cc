@@ -31,6 +31,7 @@ Executor::Executor(const ArmModel& arm, HandControllerQueue& queue)
     : model_(arm),
       queue_(&queue),
       teleoperation_(queue),
+      resolvers_(model_),
       commanded_state_(),
       measured_state_() {
   lower_ = model_.lower_limits();
@@ -41,6 +42,10 @@ Executor::Executor(const ArmModel& arm, HandControllerQueue& queue)
   context_.joints = &q_command_;
   context_.kinematics = &commanded_state_;
   context_.jacobian = &jacobian_;
+  resolver_input_.model = &model_;
+  resolver_input_.state = &commanded_state_;
+  resolver_input_.jacobian = &jacobian_;
+  resolver_ = &resolvers_.select(ResolverKind::kDls);
   status_snapshot_.store(ExecutorStatus{});
 }
 
@@ -126,7 +131,17 @@ void Executor::start_task(Submission* submission, const ArmState& arm) noexcept 
   period_.store(task.period, std::memory_order_relaxed);
   arm_angle_model_ = ArmAngleModel(task.arm_angle_reference);
   update_kinematics();
-  if (!restart) return;
+  if (!restart) {
+    // A replaced set may name another resolver; it starts from the running state.
+    update_obstacles();
+    Resolver& chosen = resolvers_.select(task.resolver.kind);
+    if (&chosen != resolver_) {
+      resolver_ = &chosen;
+      prepare_resolver_input(task.resolver.joint_weights, impedance_.velocity);
+      resolver_->reset(task, resolver_input_);
+    }
+    return;
+  }
 
   // Keep the commanded velocity continuous across a task change on the moving arm.
   if (state_ == ExecutorState::kRunning) {
@@ -165,6 +180,11 @@ void Executor::start_task(Submission* submission, const ArmState& arm) noexcept 
   dither_.reset(task.dither, context_);
   proximity_.reset(task.proximity, context_);
   manipulability_.reset(task.manipulability, context_);
+  obstacle_avoidance_.reset(task.obstacle_avoidance, context_);
+  update_obstacles();
+  resolver_ = &resolvers_.select(task.resolver.kind);
+  prepare_resolver_input(task.resolver.joint_weights, MotionVector::Zero());
+  resolver_->reset(task, resolver_input_);
   breach_ = BreachEvent{};
   state_ = ExecutorState::kRunning;
 }
@@ -197,6 +217,54 @@ void Executor::run_behaviours() noexcept {
   if (task.manipulability.enabled) {
     manipulability_.update(task.manipulability, context_, output_);
   }
+  if (task.obstacle_avoidance.enabled) {
+    obstacle_avoidance_.update(task.obstacle_avoidance, context_,
+                               std::span<const CriticalPoint>(critical_.data(), critical_count_),
+                               output_);
+  }
+}
+
+void Executor::update_obstacles() noexcept {
+  const TaskParameters& task = current_->task;
+  const ObstacleAvoidanceParameters& o = task.obstacle_avoidance;
+  obstacle_count_ = 0;
+  critical_count_ = 0;
+  if (!o.enabled) return;
+  obstacle_count_ = std::min(o.obstacles.size(), kMaxObstacles);
+  const Frame base_T_world = task.world_T_base.inverse();
+  for (std::size_t k = 0; k < obstacle_count_; ++k) {
+    obstacles_base_[k].centre = base_T_world * o.obstacles[k].centre;
+    obstacles_base_[k].radius = o.obstacles[k].radius;
+    obstacles_base_[k].influence = o.obstacles[k].influence;
+  }
+  critical_count_ = critical_points(
+      commanded_state_, o.link_radius,
+      std::span<const SphereObstacle>(obstacles_base_.data(), obstacle_count_), critical_);
+}
+
+void Executor::prepare_resolver_input(const JointVector& joint_weights,
+                                      const MotionVector& xd) noexcept {
+  const TaskParameters& task = current_->task;
+  const ObstacleAvoidanceParameters& o = task.obstacle_avoidance;
+  ResolverInput& in = resolver_input_;
+  in.motion_pose = motion_pose_;
+  in.tool_T_motion = task.tool_T_motion;
+  in.arm_angle = arm_angle_.psi;
+  in.q = q_command_;
+  in.qd_previous = qd_command_;
+  in.xd = xd;
+  in.joint_weights = joint_weights;
+  in.time = task_time_;
+  in.dt = task.period;
+  const bool constrain = o.enabled && o.constrain_resolver;
+  in.critical_points = constrain
+                           ? std::span<const CriticalPoint>(critical_.data(), critical_count_)
+                           : std::span<const CriticalPoint>();
+  in.obstacles = constrain
+                     ? std::span<const SphereObstacle>(obstacles_base_.data(), obstacle_count_)
+                     : std::span<const SphereObstacle>();
+  in.link_radius = o.link_radius;
+  in.obstacle_recovery = o.recovery;
 }
 
 void Executor::begin_stop(const BreachEvent& event) noexcept {
@@ -281,6 +349,7 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
     context_.dt = task.period;
     context_.arm = &arm;
     update_kinematics();
+    update_obstacles();
     forward_kinematics(model_, arm.position, measured_state_);
     process_wrench(arm);
     run_behaviours();
@@ -312,9 +381,10 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
 
     JointVector joint_weights = task.resolver.joint_weights;
     joint_weights.array() += output_.joint_weight;
-    JointVector qd;
-    const DlsStatus dls =
-        weighted_dls<kMotionDim>(jacobian_, task.resolver.task_weights, joint_weights, xd, qd);
+    prepare_resolver_input(joint_weights, xd);
+    resolver_->resolve(task, resolver_input_, resolver_result_);
+    JointVector qd = resolver_result_.qd;
+    const ResolverStatus resolved = resolver_result_.status;
 
     // Joint velocity and acceleration limits, each by scaling the whole vector (of q̇, then
     // of its change) so the motion-space direction is kept: clamping joints one by one
@@ -343,9 +413,9 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
         arm_angle_model_.angle(measured_state_, bounds.actual_arm_angle) == ArmAngleStatus::kOk;
     BreachEvent event;
     if (!q_command_.allFinite() || !xd.allFinite() || !context_.measured_wrench.allFinite() ||
-        dls == DlsStatus::kNonFiniteInput) {
+        resolved == ResolverStatus::kNonFiniteInput) {
       event = BreachEvent{BreachCause::kNonFinite, 0.0, 0.0, task_time_, -1};
-    } else if (dls == DlsStatus::kSingular) {
+    } else if (resolved == ResolverStatus::kSingular) {
       event = BreachEvent{BreachCause::kResolverSingular, 0.0, 0.0, task_time_, -1};
     } else if (consecutive_overruns_ > task.bounds.max_consecutive_overruns) {
       event = BreachEvent{BreachCause::kLoopOverrun, static_cast<double>(consecutive_overruns_),
@@ -407,6 +477,18 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
           ? Vector6(current_->task.force_control.reference_wrench - context_.measured_wrench)
           : Vector6::Zero();
   telemetry_.joint_weight = output_.joint_weight;
+  const bool running = state_ == ExecutorState::kRunning && current_ != nullptr;
+  telemetry_.resolver = current_ != nullptr ? current_->task.resolver.kind : ResolverKind::kDls;
+  telemetry_.resolver_status = running ? resolver_result_.status : ResolverStatus::kOk;
+  telemetry_.achieved_fraction = running ? resolver_result_.achieved_fraction : 1.0;
+  telemetry_.warn_below_p =
+      current_ != nullptr ? current_->task.resolver.constrained_optimisation.warn_below_p : 0.5;
+  telemetry_.obstacle_constraints = running ? resolver_result_.active_constraints : 0;
+  double clearance = kUnbounded;
+  for (std::size_t k = 0; k < critical_count_; ++k) {
+    clearance = std::min(clearance, critical_[k].distance);
+  }
+  telemetry_.obstacle_clearance = clearance;
   telemetry_.aux = arm.aux;
   telemetry_.breach = breach_;
   telemetry_.teleoperation = teleoperation_.counters();

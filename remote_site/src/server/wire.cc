@@ -93,6 +93,7 @@ std::vector<v1::Behaviour> enabled_behaviours(const TaskParameters& t) {
   if (t.dither.enabled) b.push_back(v1::BEHAVIOUR_DITHER);
   if (t.proximity.enabled) b.push_back(v1::BEHAVIOUR_PROXIMITY);
   if (t.manipulability.enabled) b.push_back(v1::BEHAVIOUR_MANIPULABILITY);
+  if (t.obstacle_avoidance.enabled) b.push_back(v1::BEHAVIOUR_OBSTACLE_AVOIDANCE);
   return b;
 }
 
@@ -126,6 +127,13 @@ void to_wire(const CycleTelemetry& c, const std::string& task_name,
   to_wire(c.teleoperation, 0, out->mutable_teleoperation());
   out->clear_aux();
   for (double a : c.aux) out->add_aux(a);
+  v1::ResolverTelemetry* r = out->mutable_resolver();
+  r->set_kind(proto::from_resolver_kind(c.resolver));
+  r->set_status(to_string(c.resolver_status));
+  r->set_achieved_fraction(c.achieved_fraction);
+  r->set_warn_below(c.warn_below_p);
+  r->set_obstacle_clearance_m(c.obstacle_clearance);
+  r->set_obstacle_constraints(c.obstacle_constraints);
 }
 
 void to_reflection(const CycleTelemetry& c, std::uint64_t sequence_base, v1::ForceReflection* out) {

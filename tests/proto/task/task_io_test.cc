@@ -111,6 +111,59 @@ TaskParameters full_task() {
   t.impedance.stiffness << 0, 101, 102, 0, 11, 12, 13;
   t.resolver.task_weights << 1, 1, 1, 0.5, 0.5, 0.5, 0.25;
   t.resolver.joint_weights << 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07;
+  t.resolver.kind = ResolverKind::kConstrainedOptimisation;
+  {
+    KinematicFunctionParameters f;
+    f.kind = KinematicFunctionKind::kArmPoint;
+    f.weight = 0.5;
+    f.gain = 3.0;
+    f.joint = 4;
+    f.offset = Vector3(0.0, 0.01, 0.1);
+    f.target = Vector3(0.4, -0.2, 0.6);
+    f.axes = Vector3(1.0, 0.0, 1.0);
+    f.desired << 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7;
+    f.weights.push_back(JointWeightKnot{0.0, JointVector::Constant(0.5)});
+    f.weights.push_back(JointWeightKnot{2.0, JointVector::Constant(2.0)});
+    t.resolver.configuration_control.functions.push_back(f);
+    KinematicFunctionParameters g;
+    g.kind = KinematicFunctionKind::kGravityTorque;
+    t.resolver.configuration_control.functions.push_back(g);
+  }
+  {
+    ConstrainedOptimisationParameters& c = t.resolver.constrained_optimisation;
+    c.alpha << 1, 2, 3, 4, 5, 6, 7;
+    c.beta << 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7;
+    c.gamma << 7, 6, 5, 4, 3, 2, 1;
+    c.q_ref << 0.0, 0.5, 0.0, -1.2, 0.0, 0.7, 0.1;
+    c.max_translation = 0.003;
+    c.max_rotation = 0.02;
+    c.max_arm_angle = 0.015;
+    c.track_arm_angle = false;
+    c.mode = ConstrainedOptimisationParameters::Mode::kWeighted;
+    c.weight_p = 500.0;
+    c.tolerance = 1e-11;
+    c.feasibility_tolerance = 1e-9;
+    c.max_iterations = 60;
+    c.warn_below_p = 0.3;
+  }
+  {
+    ShakeParameters& k = t.resolver.shake;
+    k.seed = 42;
+    k.trials = 12;
+    k.step = 0.004;
+    k.temperature = 1e-4;
+    k.shake_tolerance = 1e-8;
+    k.shake_iterations = 40;
+    k.obstacle_weight = 0.002;
+    k.velocity_weight = 0.5;
+    k.acceleration_weight = 0.1;
+    k.reference_weight = 0.2;
+    k.q_reference << 0.1, 0.4, 0.0, -1.0, 0.0, 0.6, 0.0;
+    k.arm_angle_weight = 0.7;
+    k.period = 4.0;
+    k.periodic_weight = 3.0;
+    k.periodic_ramp = 0.5;
+  }
   t.wrench_sensor.tool_mass = 1.25;
   t.wrench_sensor.tool_center_of_mass = Vector3(0.0, 0.01, 0.08);
   t.wrench_sensor.filter_cutoff = 12.5;
@@ -173,6 +226,15 @@ TaskParameters full_task() {
   t.manipulability.gain = 0.5;
   t.manipulability.input = InputKind::kForce;
   t.manipulability.damping = 12;
+  t.obstacle_avoidance.enabled = true;
+  t.obstacle_avoidance.obstacles.push_back(
+      ObstacleSphereParameters{Vector3(0.5, 0.2, 0.6), 0.05, 0.12});
+  t.obstacle_avoidance.obstacles.push_back(
+      ObstacleSphereParameters{Vector3(0.3, -0.2, 0.9), 0.0, 0.08});
+  t.obstacle_avoidance.link_radius << 0.07, 0.07, 0.06, 0.06, 0.05, 0.05, 0.04;
+  t.obstacle_avoidance.constrain_resolver = false;
+  t.obstacle_avoidance.recovery = 5.0;
+  t.obstacle_avoidance.behaviour_gain = 300.0;
   t.bounds.max_translation_deviation = 0.05;
   t.bounds.max_rotation_deviation = 0.3;
   t.bounds.max_arm_angle_deviation = 0.4;
@@ -271,6 +333,66 @@ void expect_same_task(const TaskParameters& a, const TaskParameters& b) {
   EXPECT_SAME(manipulability.gain);
   EXPECT_SAME(manipulability.input);
   EXPECT_SAME(manipulability.damping);
+  EXPECT_SAME(resolver.kind);
+  ASSERT_EQ(a.resolver.configuration_control.functions.size(),
+            b.resolver.configuration_control.functions.size());
+  for (std::size_t k = 0; k < a.resolver.configuration_control.functions.size(); ++k) {
+    EXPECT_SAME(resolver.configuration_control.functions[k].kind);
+    EXPECT_SAME(resolver.configuration_control.functions[k].weight);
+    EXPECT_SAME(resolver.configuration_control.functions[k].gain);
+    EXPECT_SAME(resolver.configuration_control.functions[k].joint);
+    EXPECT_SAME(resolver.configuration_control.functions[k].offset);
+    EXPECT_SAME(resolver.configuration_control.functions[k].target);
+    EXPECT_SAME(resolver.configuration_control.functions[k].axes);
+    EXPECT_SAME(resolver.configuration_control.functions[k].desired);
+    ASSERT_EQ(a.resolver.configuration_control.functions[k].weights.size(),
+              b.resolver.configuration_control.functions[k].weights.size());
+    for (std::size_t j = 0; j < a.resolver.configuration_control.functions[k].weights.size();
+         ++j) {
+      EXPECT_SAME(resolver.configuration_control.functions[k].weights[j].time);
+      EXPECT_SAME(resolver.configuration_control.functions[k].weights[j].weights);
+    }
+  }
+  EXPECT_SAME(resolver.constrained_optimisation.alpha);
+  EXPECT_SAME(resolver.constrained_optimisation.beta);
+  EXPECT_SAME(resolver.constrained_optimisation.gamma);
+  EXPECT_SAME(resolver.constrained_optimisation.q_ref);
+  EXPECT_SAME(resolver.constrained_optimisation.max_translation);
+  EXPECT_SAME(resolver.constrained_optimisation.max_rotation);
+  EXPECT_SAME(resolver.constrained_optimisation.max_arm_angle);
+  EXPECT_SAME(resolver.constrained_optimisation.track_arm_angle);
+  EXPECT_SAME(resolver.constrained_optimisation.mode);
+  EXPECT_SAME(resolver.constrained_optimisation.weight_p);
+  EXPECT_SAME(resolver.constrained_optimisation.tolerance);
+  EXPECT_SAME(resolver.constrained_optimisation.feasibility_tolerance);
+  EXPECT_SAME(resolver.constrained_optimisation.max_iterations);
+  EXPECT_SAME(resolver.constrained_optimisation.warn_below_p);
+  EXPECT_SAME(resolver.shake.seed);
+  EXPECT_SAME(resolver.shake.trials);
+  EXPECT_SAME(resolver.shake.step);
+  EXPECT_SAME(resolver.shake.temperature);
+  EXPECT_SAME(resolver.shake.shake_tolerance);
+  EXPECT_SAME(resolver.shake.shake_iterations);
+  EXPECT_SAME(resolver.shake.obstacle_weight);
+  EXPECT_SAME(resolver.shake.velocity_weight);
+  EXPECT_SAME(resolver.shake.acceleration_weight);
+  EXPECT_SAME(resolver.shake.reference_weight);
+  EXPECT_SAME(resolver.shake.q_reference);
+  EXPECT_SAME(resolver.shake.arm_angle_weight);
+  EXPECT_SAME(resolver.shake.period);
+  EXPECT_SAME(resolver.shake.periodic_weight);
+  EXPECT_SAME(resolver.shake.periodic_ramp);
+  EXPECT_SAME(obstacle_avoidance.enabled);
+  ASSERT_EQ(a.obstacle_avoidance.obstacles.size(), b.obstacle_avoidance.obstacles.size());
+  for (std::size_t k = 0; k < a.obstacle_avoidance.obstacles.size(); ++k) {
+    EXPECT_SAME(obstacle_avoidance.obstacles[k].centre);
+    EXPECT_SAME(obstacle_avoidance.obstacles[k].radius);
+    EXPECT_SAME(obstacle_avoidance.obstacles[k].influence);
+  }
+  EXPECT_SAME(obstacle_avoidance.link_radius);
+  EXPECT_SAME(obstacle_avoidance.constrain_resolver);
+  EXPECT_SAME(obstacle_avoidance.recovery);
+  EXPECT_SAME(obstacle_avoidance.behaviour_gain);
   EXPECT_SAME(bounds.max_translation_deviation);
   EXPECT_SAME(bounds.max_rotation_deviation);
   EXPECT_SAME(bounds.max_arm_angle_deviation);
@@ -729,6 +851,19 @@ TEST(TaskValidationPaths, EveryIssueNamesAFieldOfTheSchema) {
   t.bounds.joint_limit_margin.setConstant(3.5);
   t.bounds.max_consecutive_overruns = 0;
   t.bounds.stop_time = 10;
+  t.resolver.configuration_control.functions[0].joint = 9;
+  t.resolver.configuration_control.functions[0].axes.x() = 0.5;
+  t.resolver.configuration_control.functions[0].weights[1].time = -1;
+  t.resolver.configuration_control.functions[0].weights[0].weights[2] = -1;
+  t.resolver.constrained_optimisation.max_translation = 0;
+  t.resolver.constrained_optimisation.warn_below_p = 2;
+  t.resolver.constrained_optimisation.max_iterations = 0;
+  t.resolver.shake.trials = 0;
+  t.resolver.shake.step = -1;
+  t.resolver.shake.period = 1000;
+  t.obstacle_avoidance.obstacles[0].influence = 0;
+  t.obstacle_avoidance.link_radius.setConstant(-1.0);
+  t.obstacle_avoidance.recovery = -1;
   const auto issues = validate_task(t, iiwa());
   EXPECT_GE(issues.size(), 100u);
   std::vector<std::string> sections;

@@ -12,7 +12,7 @@
 namespace tether::remote {
 namespace {
 
-TEST(ExecutorAllocation, ACycleWithEveryBehaviourOnAllocatesNothing) {
+void expect_no_allocation(ResolverKind resolver) {
   const ArmModel model = load_default_arm();
   JointVector q0;
   q0 << 0.1, 0.5, -0.1, -1.2, 0.2, 0.9, 0.3;
@@ -29,7 +29,15 @@ TEST(ExecutorAllocation, ACycleWithEveryBehaviourOnAllocatesNothing) {
   auto loop_owner = std::make_unique<ControlLoop>(arm, executor, Pacing::kBatch);
   ControlLoop& loop = *loop_owner;
   loop.set_record_telemetry(false);
-  executor.submit(testing::all_behaviours_task());
+  TaskParameters task = testing::all_behaviours_task();
+  task.resolver.kind = resolver;
+  KinematicFunctionParameters elbow;
+  elbow.kind = KinematicFunctionKind::kArmAngle;
+  KinematicFunctionParameters gravity;
+  gravity.kind = KinematicFunctionKind::kGravityTorque;
+  gravity.weight = 0.1;
+  task.resolver.configuration_control.functions = {elbow, gravity};
+  executor.submit(task);
   std::uint64_t seq = 0;
   auto feed = [&] {
     HandControllerSample s;
@@ -56,6 +64,20 @@ TEST(ExecutorAllocation, ACycleWithEveryBehaviourOnAllocatesNothing) {
   EXPECT_EQ(executor.status().state, ExecutorState::kRunning)
       << describe(executor.status().breach);
 }
+
+TEST(ExecutorAllocation, ACycleWithEveryBehaviourOnAllocatesNothing) {
+  expect_no_allocation(ResolverKind::kDls);
+}
+
+TEST(ExecutorAllocation, ConfigurationControlAllocatesNothing) {
+  expect_no_allocation(ResolverKind::kConfigurationControl);
+}
+
+TEST(ExecutorAllocation, ConstrainedOptimisationAllocatesNothing) {
+  expect_no_allocation(ResolverKind::kConstrainedOptimisation);
+}
+
+TEST(ExecutorAllocation, ShakeAllocatesNothing) { expect_no_allocation(ResolverKind::kShake); }
 
 }  // namespace
 }  // namespace tether::remote

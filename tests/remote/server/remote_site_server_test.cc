@@ -30,9 +30,13 @@ std::uint64_t now_ns() {
                                         .count());
 }
 
+// A shipped task, tolerant of missed deadlines: these tests judge the service, and a VM
+// whose host steals the CPU for 80 ms would otherwise stop the task as a loop overrun.
 v1::TaskParameters shipped_task(const std::string& name) {
-  return proto::from_task(
-      proto::load_task_file(std::string(TETHER_TASK_DIR) + "/" + name + ".textproto"));
+  TaskParameters task =
+      proto::load_task_file(std::string(TETHER_TASK_DIR) + "/" + name + ".textproto");
+  task.bounds.max_consecutive_overruns = 50;
+  return proto::from_task(task);
 }
 
 class RemoteSiteServerTest : public ::testing::Test {

@@ -27,6 +27,7 @@
 namespace tether::v1 {
 class TaskParameters;
 enum TeleopMode : int;
+enum ResolverKind : int;
 }  // namespace tether::v1
 
 namespace tether::proto {
@@ -44,6 +45,11 @@ v1::TaskParameters from_task(const TaskParameters& task);
 // ConversionError naming `path`.
 TeleopMode to_teleop_mode(v1::TeleopMode mode, const std::string& path);
 v1::TeleopMode from_teleop_mode(TeleopMode mode);
+
+// Resolver kinds, shared by the task schema and telemetry; RESOLVER_KIND_UNSPECIFIED is
+// DLS, an unknown value throws ConversionError naming `path`.
+ResolverKind to_resolver_kind(v1::ResolverKind kind, const std::string& path);
+v1::ResolverKind from_resolver_kind(ResolverKind kind);
 
 // Parses a whole task from text; `origin` names it in error messages (usually its path).
 TaskParameters parse_task_text(std::string_view text, std::string_view origin);

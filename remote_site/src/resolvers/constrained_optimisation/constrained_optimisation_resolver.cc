@@ -65,12 +65,16 @@ void ConstrainedOptimisationTaskResolver::resolve(const TaskParameters& task,
     if (!(g.norm() > 1e-9)) continue;
     const int row = problem_.inequality_count++;
     problem_.inequality_normals.row(row) = g;
-    problem_.inequality_bounds[row] = rate * (c.influence - c.distance);
+    // Outside: the remaining distance to the sphere, which the solver brakes against itself
+    // (a damper here would count twice); inside: a gentle push back out.
+    const double slack = c.distance - c.influence;
+    problem_.inequality_bounds[row] = slack >= 0.0 ? -slack : rate * -slack;
   }
 
   last_ = solver_.solve(problem_);
   out.qd = (last_.q - in.q) / in.dt;
-  out.achieved_fraction = last_.p;
+  // With nothing commanded every p is optimal; the operator is told 1, not a warning.
+  out.achieved_fraction = last_.desired_shift.norm() > 1e-12 ? last_.p : 1.0;
   out.active_constraints = std::popcount(last_.inequalities_active);
   switch (last_.status) {
     case ConstrainedOptimisationResult::Status::kOk: out.status = ResolverStatus::kOk; break;

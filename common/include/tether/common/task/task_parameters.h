@@ -76,7 +76,10 @@ struct JointWeightKnot {
 
 struct KinematicFunctionParameters {
   KinematicFunctionKind kind = KinematicFunctionKind::kArmAngle;
-  double weight = 1.0;  // W_t of the function's rows in the augmented weighted DLS, ≥ 0
+  // W_t of the function's rows in the augmented weighted DLS, ≥ 0. With exactly 7 rows
+  // it only matters when an obstacle constraint binds: a low weight (1e-3) on the arm-angle
+  // function lets the constraint take the self-motion and the hand keep its path.
+  double weight = 1.0;
   double gain = 1.0;    // [1/s] rate at which the function's error is driven to zero
   // kArmPoint: the point (joint index 0-6 and offset in that URDF joint frame [m]), its
   // target in BASE [m], and which BASE axes are controlled (1 = row present).
@@ -121,12 +124,14 @@ struct ConstrainedOptimisationParameters {
 struct ShakeParameters {
   std::uint64_t seed = 1;          // of the resolver's RNG: runs are reproducible
   int trials = 16;                 // random elbow moves tried per cycle, ≥ 1
-  double step = 0.005;             // [m] size of a random elbow displacement, > 0
+  double step = 0.0005;            // [m] size of a random elbow displacement, > 0
   double temperature = 0.0;        // Metropolis temperature; 0 = random search, ≥ 0
   double shake_tolerance = 1e-9;   // [m] link-length constraint tolerance, > 0
   int shake_iterations = 50;       // SHAKE sweeps, ≥ 1
-  double obstacle_weight = 1e-3;   // reciprocal clearance to the obstacle_avoidance spheres
-  double velocity_weight = 1.0;    // squared joint angular velocities of the chain
+  // Scaled for 1 kHz: the chain's squared angular velocities are ~1 rad²/s², the
+  // reciprocal clearances ~10 1/m and the squared arm-angle error per cycle ~1e-6 rad².
+  double obstacle_weight = 1e-2;   // reciprocal clearance to the obstacle_avoidance spheres
+  double velocity_weight = 1e-3;   // squared joint angular velocities of the chain
   double acceleration_weight = 0.0;
   double reference_weight = 0.0;   // squared elbow distance from its place at q_reference
   JointVector q_reference = JointVector::Zero();  // [rad]

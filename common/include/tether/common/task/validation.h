@@ -23,6 +23,7 @@
 // when it is enabled. Disabled numeric bounds are +infinity (kUnbounded); NaN is never
 // accepted.
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -54,6 +55,11 @@ inline constexpr double kMaxStallTimeout = 1.0;      // [s]
 inline constexpr double kMaxStopTime = 5.0;          // [s]
 inline constexpr double kFrameTolerance = 1e-6;      // orthonormality, det and frame equality
 inline constexpr double kMinReferenceLength = 1e-6;  // arm-angle reference vector [m]
+// Resolver sizes that are allocated once, when the executor is built.
+inline constexpr std::size_t kMaxKinematicFunctions = 8;  // configuration control
+inline constexpr int kMaxShakeTrials = 256;               // SHAKE trial moves per cycle
+inline constexpr int kMaxShakePeriodSteps = 16384;        // periodic ring buffer [periods]
+inline constexpr int kMaxOptimalityFunctions = 3;  // gravity torque, JLA, manipulability
 
 // Spectral radius of one motion-space axis of the discrete impedance update with no input
 // (period dt [s], mass m, damping b, stiffness k of that axis), i.e. how much the error

@@ -9,9 +9,11 @@
 // ones the robot applies to its environment, about the MOTION origin in MOTION axes.
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
+#include "tether/common/task/task_parameters.h"
 #include "tether/common/types.h"
 
 namespace tether::local {
@@ -60,6 +62,7 @@ enum class Behaviour : std::uint8_t {
   kDither,
   kProximity,
   kManipulability,
+  kObstacleAvoidance,
 };
 
 // Lower-case names for operators: "running", "operator stop", "force control".
@@ -131,6 +134,19 @@ struct ResetResult {
   std::string message;  // why a reset was refused
 };
 
+// The redundancy resolver of the running task in one cycle.
+struct ResolverSample {
+  ResolverKind kind = ResolverKind::kDls;
+  std::string status = "ok";
+  double achieved_fraction = 1.0;  // p: fraction of the commanded motion achieved, [0, 1]
+  double warn_below = 0.5;         // the task's threshold for warning the operator about p
+  double obstacle_clearance = std::numeric_limits<double>::infinity();  // [m]
+  int obstacle_constraints = 0;
+  friend bool operator==(const ResolverSample&, const ResolverSample&) = default;
+};
+
+const char* to_string(ResolverKind kind);
+
 // One control cycle as streamed by the remote site.
 struct TelemetrySample {
   std::uint64_t cycle = 0;
@@ -154,6 +170,7 @@ struct TelemetrySample {
   LoopTiming timing;
   TeleoperationCounters teleoperation;
   std::vector<double> aux;  // arm-specific observations (door angle [rad] in aux[0])
+  ResolverSample resolver;
   friend bool operator==(const TelemetrySample&, const TelemetrySample&) = default;
 };
 

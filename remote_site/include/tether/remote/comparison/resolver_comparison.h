@@ -11,7 +11,7 @@
 //                    beside the forearm's unconstrained path (seed 003)
 //   reach through a hole   the tool reaches 0.25 m along its approach axis through a ring
 //                    of eight spheres 0.15 m ahead and comes back (seed 001, problem 1, in 3-D)
-//   closed path ×20  a 16-gon of radius 8 cm in the tool's x-y plane, 2 s per lap, 20 laps
+//   closed path ×20  an octagon of radius 6 cm in the tool's x-y plane, 4 s per lap, 20 laps
 //
 // Figures per run (all from the executor's own telemetry and the simulated arm):
 //   tracking error   max |x_c − x_r| translation [m] (trajectory scenarios); NaN for the

@@ -8,7 +8,8 @@
 //                       ├─► every enabled behaviour ─► x_r, ẋ_r, ẍ_r  and  ΣF, reference
 //                       │                              velocities, W_v
 //                       ├─► impedance law (eq. 7-9 or 27-31) ─► ẋ_c[n+1]
-//                       ├─► weighted DLS (eq. 13) ─► q̇ (velocity/acceleration limited)
+//                       ├─► the task's resolver (DLS of eq. 13 by default, resolvers/)
+//                       │     ─► q̇ (velocity/acceleration limited)
 //                       ├─► q_c += q̇ Δt (inside the position limits) ─► arm servos
 //                       └─► bounds on the measured state ─► controlled stop, latched
 //
@@ -25,6 +26,7 @@
 #include "tether/common/arm_angle.h"
 #include "tether/common/arm_model.h"
 #include "tether/common/kinematics.h"
+#include "tether/common/obstacles.h"
 #include "tether/common/task/task_parameters.h"
 #include "tether/remote/arm/arm_interface.h"
 #include "tether/remote/behaviours/behaviour.h"
@@ -32,6 +34,7 @@
 #include "tether/remote/behaviours/force_control.h"
 #include "tether/remote/behaviours/joint_limit_avoidance.h"
 #include "tether/remote/behaviours/manipulability.h"
+#include "tether/remote/behaviours/obstacle_avoidance.h"
 #include "tether/remote/behaviours/proximity.h"
 #include "tether/remote/behaviours/singularity_avoidance.h"
 #include "tether/remote/behaviours/singularity_robustness.h"
@@ -42,6 +45,7 @@
 #include "tether/remote/impedance/impedance_law.h"
 #include "tether/remote/impedance/motion_reference.h"
 #include "tether/remote/loop/mailbox.h"
+#include "tether/remote/resolvers/resolver_set.h"
 
 namespace tether::remote {
 
@@ -72,6 +76,15 @@ struct CycleTelemetry {
   Vector6 wrench = Vector6::Zero();
   Vector6 wrench_error = Vector6::Zero();
   double joint_weight = 0.0;  // W_v added by singularity robustness
+  // The resolver that ran, its status and the fraction of ẋ_c it achieved (seed 000's p).
+  ResolverKind resolver = ResolverKind::kDls;
+  ResolverStatus resolver_status = ResolverStatus::kOk;
+  double achieved_fraction = 1.0;
+  double warn_below_p = 0.5;  // the task's threshold for warning the operator about p
+  // Smallest critical distance to any obstacle [m] (+inf without obstacle avoidance), the
+  // constraints the resolver enforced this cycle, and the obstacle behaviour's force.
+  double obstacle_clearance = kUnbounded;
+  int obstacle_constraints = 0;
   std::array<double, 4> aux{};
   BreachEvent breach;  // latched breach while stopping/stopped
   TeleoperationCounters teleoperation;
@@ -144,6 +157,8 @@ class Executor {
   void process_wrench(const ArmState& arm) noexcept;
   void run_behaviours() noexcept;
   void begin_stop(const BreachEvent& event) noexcept;
+  void update_obstacles() noexcept;
+  void prepare_resolver_input(const JointVector& joint_weights, const MotionVector& xd) noexcept;
   void handle_reset(const ArmState& arm) noexcept;
   void publish_status() noexcept;
   BoundsInput bounds_input(const ArmState& arm) noexcept;
@@ -168,6 +183,18 @@ class Executor {
   Dither dither_;
   Proximity proximity_;
   Manipulability manipulability_;
+  ObstacleAvoidance obstacle_avoidance_;
+
+  // Resolvers, one of each; the task picks one.
+  ResolverSet resolvers_;
+  Resolver* resolver_ = nullptr;
+  ResolverInput resolver_input_;
+  ResolverResult resolver_result_;
+  // Obstacles in BASE and this cycle's critical points (seed 003).
+  std::array<SphereObstacle, kMaxObstacles> obstacles_base_{};
+  std::size_t obstacle_count_ = 0;
+  std::array<CriticalPoint, kMaxCriticalPoints> critical_{};
+  std::size_t critical_count_ = 0;
 
   // Cycle state, preallocated.
   ArmAngleModel arm_angle_model_;

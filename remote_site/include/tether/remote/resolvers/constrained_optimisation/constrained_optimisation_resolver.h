@@ -5,8 +5,10 @@
 // fraction p, and q̇ = (q_{i+1} − q_i)/Δt. The solver holds the joint position, velocity and
 // acceleration limits itself, so the executor's own limits leave its q̇ unchanged. The
 // critical points of the spheres of influence become its general inequality rows (at most
-// 8, the nearest to their sphere first), in the same velocity-damper form as the DLS
-// constraints: Δd ≥ min(1, recovery·Δt)·(influence − d).
+// 8, the nearest to their sphere first), in the solver's step form: outside the sphere of
+// influence Δd ≥ −(d − influence), the remaining distance, which the solver tightens to
+// what the joints can still brake within (so no velocity damper is added on top); inside
+// it Δd ≥ min(1, recovery·Δt)·(influence − d), a push back out.
 
 #include "tether/remote/resolvers/constrained_optimisation/solver.h"
 #include "tether/remote/resolvers/resolver.h"
