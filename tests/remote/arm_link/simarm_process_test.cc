@@ -65,7 +65,7 @@ TEST(SimArmProcess, OpensTheDoorOverUdpAndStopsWithAnArmFaultWhenTheArmProcessDi
   // Timeouts above the pauses measured on the project's 2-vCPU VMs while compilers run
   // beside the test (often 5-10 ms, sometimes tens, even for SCHED_FIFO threads); the
   // defaults (10 ms, 20 ms) are for a quiet machine. CTest runs this test alone.
-  constexpr double kLinkTimeout = 0.05;
+  constexpr double kLinkTimeout = 0.15;
   SimArmProcess simarm({"--arm", "iiwa7", "--scene", "door", "--bind", "127.0.0.1", "--port",
                         std::to_string(port), "--command-timeout", "100ms"});
   ASSERT_GT(simarm.pid(), 0) << "cannot start " << TETHER_SIMARM_BINARY;
@@ -121,11 +121,11 @@ TEST(SimArmProcess, OpensTheDoorOverUdpAndStopsWithAnArmFaultWhenTheArmProcessDi
   EXPECT_GE(before_kill.aux[0], peak - 0.5 * kDeg);
   // The link carried a state for nearly every cycle and never lapsed.
   // Missed deadlines are skipped, not caught up, so a loaded VM runs fewer than 3000 (2379
-  // round trips were seen once while the host stole CPU): two thirds is the floor.
-  EXPECT_GT(counters.received, 2000u);
+  // round trips were seen once, 1894 another time, while the host stole CPU): half is the floor.
+  EXPECT_GT(counters.received, 1500u);
   EXPECT_EQ(counters.dropped_corrupt, 0u);
   EXPECT_EQ(counters.link_losses, 0u);
-  EXPECT_GT(counters.round_trip_count, 2000u);
+  EXPECT_GT(counters.round_trip_count, 1500u);
 
   // Kill the arm process: the executor must stop within the link timeout + 2 periods. The
   // loss is timed where the control loop saw it (its own thread), not by this polling one.
