@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
     bool all = true;
     for (Scenario s : scenarios) {
       for (ResolverKind k : resolvers) {
-        std::cerr << "running " << to_string(s) << " with " << to_string(k) << " ..."
+        std::cerr << "running " << to_string(s) << " with " << resolver_label(k) << " ..."
                   << std::endl;
         results.push_back(run_scenario(s, k, arm, options));
         all = all && results.back().completed;

@@ -102,6 +102,11 @@ class Checker {
     reject(field, v, std::string("must be > 0 ") + unit + " (leave it out for no bound)");
     return false;
   }
+  void count_in_range(const std::string& field, int v, int lo, int hi) {
+    if (v >= lo && v <= hi) return;
+    add(field, " = " + std::to_string(v) + ": must be in [" + std::to_string(lo) + ", " +
+                   std::to_string(hi) + "]");
+  }
   bool finite(const std::string& field, const Vector3& v) {
     bool ok = true;
     for (int i = 0; i < 3; ++i) ok = finite(field + "." + kComponent[i], v[i]) && ok;
@@ -377,10 +382,7 @@ class Checker {
     positive(section + ".weight_p", c.weight_p);
     positive(section + ".tolerance_rad", c.tolerance);
     positive(section + ".feasibility_tolerance", c.feasibility_tolerance);
-    if (c.max_iterations < 1 || c.max_iterations > 1000) {
-      add(section + ".max_iterations",
-          " = " + std::to_string(c.max_iterations) + ": must be in [1, 1000]");
-    }
+    count_in_range(section + ".max_iterations", c.max_iterations, 1, 1000);
     if (!(c.warn_below_p >= 0.0 && c.warn_below_p <= 1.0)) {
       reject(section + ".warn_below_p", c.warn_below_p, "must be in [0, 1]");
     }
@@ -389,17 +391,11 @@ class Checker {
   void check_shake() {
     const ShakeParameters& s = task_.resolver.shake;
     const std::string section = "resolver.shake";
-    if (s.trials < 1 || s.trials > kMaxShakeTrials) {
-      add(section + ".trials", " = " + std::to_string(s.trials) + ": must be in [1, " +
-                                   std::to_string(kMaxShakeTrials) + "]");
-    }
+    count_in_range(section + ".trials", s.trials, 1, kMaxShakeTrials);
     positive(section + ".step_m", s.step);
     non_negative(section + ".temperature", s.temperature);
     positive(section + ".shake_tolerance_m", s.shake_tolerance);
-    if (s.shake_iterations < 1 || s.shake_iterations > 1000) {
-      add(section + ".shake_iterations",
-          " = " + std::to_string(s.shake_iterations) + ": must be in [1, 1000]");
-    }
+    count_in_range(section + ".shake_iterations", s.shake_iterations, 1, 1000);
     non_negative(section + ".obstacle_weight", s.obstacle_weight);
     non_negative(section + ".velocity_weight", s.velocity_weight);
     non_negative(section + ".acceleration_weight", s.acceleration_weight);

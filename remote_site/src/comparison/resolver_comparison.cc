@@ -124,7 +124,7 @@ const char* to_string(Scenario scenario) {
   return "unknown";
 }
 
-const char* to_string(ResolverKind kind) {
+const char* resolver_label(ResolverKind kind) {
   switch (kind) {
     case ResolverKind::kDls: return "DLS (004)";
     case ResolverKind::kConfigurationControl: return "configuration control (002)";
@@ -325,7 +325,7 @@ std::string comparison_table(const std::vector<ScenarioResult>& results) {
          "| min p | outcome |\n"
       << "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
   for (const ScenarioResult& r : results) {
-    out << "| " << to_string(r.scenario) << " | " << to_string(r.resolver) << " | "
+    out << "| " << to_string(r.scenario) << " | " << resolver_label(r.resolver) << " | "
         << (r.completed ? "yes" : "no: " + r.breach) << " | " << fixed(r.tracking_error, 1e3, 2)
         << " | " << fixed(r.min_clearance, 1e3, 1) << " | " << r.limit_violations << " | "
         << fixed(r.joint_drift, 1e3, 2) << " | " << fixed(r.compute_median, 1e6, 1) << " | "

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "tether/common/dls.h"
 #include "tether/common/motion_space.h"
 #include "tether/common/spatial.h"
 #include "tether/common/task/validation.h"
@@ -133,7 +132,7 @@ void Executor::start_task(Submission* submission, const ArmState& arm) noexcept 
   update_kinematics();
   if (!restart) {
     // A replaced set may name another resolver; it starts from the running state.
-    update_obstacles();
+    load_obstacles();
     Resolver& chosen = resolvers_.select(task.resolver.kind);
     if (&chosen != resolver_) {
       resolver_ = &chosen;
@@ -181,7 +180,7 @@ void Executor::start_task(Submission* submission, const ArmState& arm) noexcept 
   proximity_.reset(task.proximity, context_);
   manipulability_.reset(task.manipulability, context_);
   obstacle_avoidance_.reset(task.obstacle_avoidance, context_);
-  update_obstacles();
+  load_obstacles();
   resolver_ = &resolvers_.select(task.resolver.kind);
   prepare_resolver_input(task.resolver.joint_weights, MotionVector::Zero());
   resolver_->reset(task, resolver_input_);
@@ -224,22 +223,27 @@ void Executor::run_behaviours() noexcept {
   }
 }
 
-void Executor::update_obstacles() noexcept {
+void Executor::load_obstacles() noexcept {
   const TaskParameters& task = current_->task;
   const ObstacleAvoidanceParameters& o = task.obstacle_avoidance;
-  obstacle_count_ = 0;
-  critical_count_ = 0;
-  if (!o.enabled) return;
-  obstacle_count_ = std::min(o.obstacles.size(), kMaxObstacles);
+  obstacle_count_ = o.enabled ? std::min(o.obstacles.size(), kMaxObstacles) : 0;
   const Frame base_T_world = task.world_T_base.inverse();
   for (std::size_t k = 0; k < obstacle_count_; ++k) {
     obstacles_base_[k].centre = base_T_world * o.obstacles[k].centre;
     obstacles_base_[k].radius = o.obstacles[k].radius;
     obstacles_base_[k].influence = o.obstacles[k].influence;
   }
-  critical_count_ = critical_points(
-      commanded_state_, o.link_radius,
-      std::span<const SphereObstacle>(obstacles_base_.data(), obstacle_count_), critical_);
+  update_obstacles();
+}
+
+void Executor::update_obstacles() noexcept {
+  critical_count_ =
+      obstacle_count_ == 0
+          ? 0
+          : critical_points(
+                commanded_state_, current_->task.obstacle_avoidance.link_radius,
+                std::span<const SphereObstacle>(obstacles_base_.data(), obstacle_count_),
+                critical_);
 }
 
 void Executor::prepare_resolver_input(const JointVector& joint_weights,

@@ -35,7 +35,8 @@ namespace tether::remote {
 enum class Scenario { kDoorOpening, kObstaclePass, kReachThroughHole, kClosedPath };
 
 const char* to_string(Scenario scenario);
-const char* to_string(ResolverKind kind);
+// The table's name of a resolver: what it is and its seed, "DLS (004)".
+const char* resolver_label(ResolverKind kind);
 
 struct ComparisonOptions {
   std::string task_dir;    // where door_force.textproto lives; empty: the source tree's

@@ -157,6 +157,9 @@ class Executor {
   void process_wrench(const ArmState& arm) noexcept;
   void run_behaviours() noexcept;
   void begin_stop(const BreachEvent& event) noexcept;
+  // Places the task's obstacles in BASE (once per task), then update_obstacles().
+  void load_obstacles() noexcept;
+  // This cycle's critical points at the commanded joints.
   void update_obstacles() noexcept;
   void prepare_resolver_input(const JointVector& joint_weights, const MotionVector& xd) noexcept;
   void handle_reset(const ArmState& arm) noexcept;
