@@ -15,3 +15,24 @@ function(tether_target_defaults target)
     target_compile_options(${target} PRIVATE -Werror)
   endif()
 endfunction()
+
+# tether_add_library(<name> [EXPORT] SOURCES ...): the library tether_<name>, aliased as
+# tether::<name>, with its public headers in include/ and private ones in src/ of the
+# calling folder. EXPORT also installs it with its headers into the exported package
+# (tetherConfig.cmake), for integrators who link it from their own project.
+function(tether_add_library name)
+  cmake_parse_arguments(ARG "EXPORT" "" "SOURCES" ${ARGN})
+  set(target tether_${name})
+  add_library(${target} ${ARG_SOURCES})
+  add_library(tether::${name} ALIAS ${target})
+  set_target_properties(${target} PROPERTIES EXPORT_NAME ${name})
+  tether_target_defaults(${target})
+  target_include_directories(${target}
+    PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:include>
+    PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
+  if(ARG_EXPORT)
+    install(TARGETS ${target} EXPORT tetherTargets
+            ARCHIVE DESTINATION lib LIBRARY DESTINATION lib INCLUDES DESTINATION include)
+    install(DIRECTORY include/ DESTINATION include)
+  endif()
+endfunction()

@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git
-  libeigen3-dev libspdlog-dev libfmt-dev libasio-dev
+  libeigen3-dev libspdlog-dev libfmt-dev libasio-dev zlib1g-dev
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
   liburdfdom-dev liburdfdom-headers-dev libtinyxml-dev libconsole-bridge-dev
   libmujoco-dev

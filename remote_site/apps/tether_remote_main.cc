@@ -13,7 +13,7 @@
 #include "tether/common/urdf_loader.h"
 #include "tether/proto/convert.h"
 #include "tether/proto/task_io.h"
-#include "tether/remote/arm/simulated_arm.h"
+#include "tether/remote/sim/simulated_arm.h"
 #include "tether/remote/arm_link/udp_arm.h"
 #include "tether/remote/loop/task_runner.h"
 #include "tether/remote/report/plot.h"

@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "tether/common/urdf_loader.h"
-#include "tether/remote/arm/simulated_arm.h"
+#include "tether/remote/sim/simulated_arm.h"
 #include "tether/remote/arm_link/simarm_server.h"
 
 namespace {

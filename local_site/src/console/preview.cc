@@ -7,7 +7,7 @@
 
 #include "tether/common/kinematics.h"
 #include "tether/common/urdf_loader.h"
-#include "tether/remote/arm/simulated_arm.h"
+#include "tether/remote/sim/simulated_arm.h"
 #include "tether/remote/bounds/bounds_monitor.h"
 #include "tether/remote/loop/task_runner.h"
 

@@ -1,7 +1,7 @@
 // The generated MJCF, compiled by MuJoCo itself: the chain matches tether's kinematics, mass
 // properties, limits, drives and contact filtering are what the simulated arm relies on.
 
-#include "arm/mjcf_builder.h"
+#include "mjcf_builder.h"
 
 #include <gtest/gtest.h>
 #include <mujoco/mujoco.h>

@@ -1,7 +1,7 @@
 // Scene set-up: the shared initial posture, the door geometry in TOOL coordinates and the
 // door arc the arm must be able to follow, default obstacles and the proximity target.
 
-#include "tether/remote/arm/scene.h"
+#include "tether/remote/sim/scene.h"
 
 #include <gtest/gtest.h>
 

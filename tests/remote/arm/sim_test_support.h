@@ -14,8 +14,8 @@
 #include "tether/common/kinematics.h"
 #include "tether/common/spatial.h"
 #include "tether/common/urdf_loader.h"
-#include "tether/remote/arm/scene.h"
-#include "tether/remote/arm/simulated_arm.h"
+#include "tether/remote/sim/scene.h"
+#include "tether/remote/sim/simulated_arm.h"
 
 namespace tether::remote::testing {
 

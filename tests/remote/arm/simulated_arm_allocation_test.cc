@@ -5,7 +5,7 @@
 
 #include "allocation_counter.h"
 #include "tether/common/urdf_loader.h"
-#include "tether/remote/arm/simulated_arm.h"
+#include "tether/remote/sim/simulated_arm.h"
 
 namespace tether::remote {
 namespace {

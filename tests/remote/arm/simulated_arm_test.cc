@@ -1,7 +1,7 @@
 // The simulated arm through its ArmInterface: joint servo behaviour, the wrist wrench and
 // its signs, contact with the wall and obstacles, the proximity sensor, time and errors.
 
-#include "tether/remote/arm/simulated_arm.h"
+#include "tether/remote/sim/simulated_arm.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "sim_test_support.h"
-#include "tether/remote/arm/simulated_arm.h"
+#include "tether/remote/sim/simulated_arm.h"
 
 namespace tether::remote {
 namespace {

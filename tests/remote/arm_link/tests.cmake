@@ -1,23 +1,23 @@
-# The arm link (remote_site/src/arm_link): the UDP protocol, the remote site's UdpArm
+# The arm link (remote_site/arm_link): the UDP protocol, the remote site's UdpArm
 # driver, the simulated-arm server, and tether-simarm as a separate process.
 # Included from tests/CMakeLists.txt, so paths are relative to tests/.
 tether_add_test(arm_link_protocol_test SOURCES remote/arm_link/protocol_test.cc
-                LIBS tether::remote)
+                LIBS tether::arm_link tether::sim)
 
 # The in-test UDP peers use standalone Asio directly.
-tether_add_test(udp_arm_test SOURCES remote/arm_link/udp_arm_test.cc LIBS tether::remote)
+tether_add_test(udp_arm_test SOURCES remote/arm_link/udp_arm_test.cc LIBS tether::arm_link tether::sim)
 tether_add_test(simarm_server_test SOURCES remote/arm_link/simarm_server_test.cc
-                LIBS tether::remote)
+                LIBS tether::arm_link tether::sim)
 tether_add_test(udp_arm_allocation_test
                 SOURCES remote/arm_link/udp_arm_allocation_test.cc
                         $<TARGET_OBJECTS:tether_allocation_counter>
-                LIBS tether::remote)
+                LIBS tether::arm_link tether::sim)
 target_include_directories(udp_arm_allocation_test PRIVATE support)
 
 # Real processes in real time: run alone, so parallel tests do not pause either end.
 add_executable(simarm_process_test remote/arm_link/simarm_process_test.cc)
 tether_target_defaults(simarm_process_test)
-target_link_libraries(simarm_process_test PRIVATE tether::remote tether::proto GTest::gtest
+target_link_libraries(simarm_process_test PRIVATE tether::arm_link tether::sim tether::proto GTest::gtest
                                                   GTest::gtest_main)
 add_dependencies(simarm_process_test tether-simarm)
 target_compile_definitions(simarm_process_test PRIVATE

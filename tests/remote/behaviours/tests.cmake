@@ -3,11 +3,11 @@
 foreach(behaviour joint_limit_avoidance singularity_avoidance singularity_robustness dither
                   proximity manipulability)
   tether_add_test(${behaviour}_test SOURCES remote/behaviours/${behaviour}_test.cc
-                  LIBS tether::remote)
+                  LIBS tether::control)
 endforeach()
 
 tether_add_test(behaviour_allocation_test
                 SOURCES remote/behaviours/behaviour_allocation_test.cc
                         $<TARGET_OBJECTS:tether_allocation_counter>
-                LIBS tether::remote)
+                LIBS tether::control)
 target_include_directories(behaviour_allocation_test PRIVATE support)

@@ -1,6 +1,6 @@
 # The resolvers compared on the same scenarios (batch pacing on the simulated arm).
 tether_add_test(resolver_comparison_test SOURCES remote/comparison/resolver_comparison_test.cc
-                LIBS tether::remote)
+                LIBS tether::tools)
 
 # The comparison command itself, as the README runs it (fewer laps), so it cannot rot.
 add_test(NAME TetherCompareResolvers.RunsEveryScenarioThroughEveryResolver

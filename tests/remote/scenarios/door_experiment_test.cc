@@ -9,7 +9,7 @@
 
 #include "tether/common/urdf_loader.h"
 #include "tether/proto/task_io.h"
-#include "tether/remote/arm/simulated_arm.h"
+#include "tether/remote/sim/simulated_arm.h"
 #include "tether/remote/loop/task_runner.h"
 
 namespace tether::remote {

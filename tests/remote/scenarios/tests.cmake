@@ -1,6 +1,6 @@
 # Scenario tests: whole tasks on the MuJoCo-simulated arm (batch pacing).
 tether_add_test(door_experiment_test SOURCES remote/scenarios/door_experiment_test.cc
-                LIBS tether::remote tether::proto)
+                LIBS tether::sim tether::proto)
 target_compile_definitions(door_experiment_test PRIVATE
   TETHER_TASK_DIR="${PROJECT_SOURCE_DIR}/remote_site/tasks")
 

@@ -1,4 +1,4 @@
-#include "server/control_lease.h"
+#include "control_lease.h"
 
 #include <gtest/gtest.h>
 

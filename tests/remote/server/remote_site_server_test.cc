@@ -16,7 +16,7 @@
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "tether/common/urdf_loader.h"
 #include "tether/proto/task_io.h"
-#include "tether/remote/arm/simulated_arm.h"
+#include "tether/remote/sim/simulated_arm.h"
 #include "tether/v1/remote_site.grpc.pb.h"
 
 namespace tether::remote {

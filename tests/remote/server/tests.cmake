@@ -1,8 +1,7 @@
-# The remote site's gRPC server (remote_site/src/server): in-process against the embedded
+# The remote site's gRPC server (remote_site/server/src/server): in-process against the embedded
 # simulated arm, through the generated stubs, plus the standard health service through its
 # public schema and server reflection through raw bytes (libgrpc++_reflection already
 # registers the reflection schema, so it cannot be compiled in again).
-find_package(gRPC CONFIG REQUIRED)
 
 set(server_test_proto_dir ${CMAKE_CURRENT_LIST_DIR}/protos)
 set(server_test_generated ${CMAKE_CURRENT_BINARY_DIR}/server_test_protos)
@@ -25,11 +24,11 @@ set_source_files_properties(${server_test_proto_sources} PROPERTIES COMPILE_OPTI
 
 tether_add_test(remote_site_server_test
                 SOURCES remote/server/remote_site_server_test.cc ${server_test_proto_sources}
-                LIBS tether::remote tether::proto gRPC::grpc++)
+                LIBS tether::remote tether::sim tether::proto gRPC::grpc++)
 target_include_directories(remote_site_server_test PRIVATE ${server_test_generated})
 target_compile_definitions(remote_site_server_test PRIVATE
   TETHER_TASK_DIR="${PROJECT_SOURCE_DIR}/remote_site/tasks")
 
 tether_add_test(control_lease_test SOURCES remote/server/control_lease_test.cc
                 LIBS tether::remote)
-target_include_directories(control_lease_test PRIVATE ${PROJECT_SOURCE_DIR}/remote_site/src)
+target_include_directories(control_lease_test PRIVATE ${PROJECT_SOURCE_DIR}/remote_site/server/src)

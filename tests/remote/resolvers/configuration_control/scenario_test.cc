@@ -21,7 +21,7 @@
 #include "tether/common/arm_angle.h"
 #include "tether/common/obstacles.h"
 #include "tether/remote/resolvers/configuration_control/configuration_control_resolver.h"
-#include "tether/remote/resolvers/shake/picture.h"
+#include "tether/remote/report/shake_picture.h"
 
 namespace tether::remote {
 namespace {

@@ -1,4 +1,4 @@
-#include "tether/remote/resolvers/shake/picture.h"
+#include "tether/remote/report/shake_picture.h"
 
 #include <gtest/gtest.h>
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "tether/remote/resolvers/shake/annealing.h"
-#include "tether/remote/resolvers/shake/picture.h"
+#include "tether/remote/report/shake_picture.h"
 
 namespace tether::remote::shake {
 namespace {

@@ -23,7 +23,7 @@
 #include "tether/common/urdf_loader.h"
 #include "tether/remote/resolvers/dls/dls_resolver.h"
 #include "tether/remote/resolvers/resolver_set.h"
-#include "tether/remote/resolvers/shake/picture.h"
+#include "tether/remote/report/shake_picture.h"
 
 namespace tether::remote::shake {
 namespace {

@@ -1,0 +1,357 @@
+#include "mjcf_builder.h"
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <locale>
+#include <sstream>
+#include <stdexcept>
+
+namespace tether::remote::detail {
+
+namespace {
+
+// Mass properties below these are raised to them: MuJoCo refuses massless moving bodies,
+// and URDFs often leave flange-like links empty.
+constexpr double kMinMass = 1e-3;     // [kg]
+constexpr double kMinInertia = 1e-6;  // [kg·m²]
+
+// Stiff contact and weld: time constant 2 ms (≥ 2 timesteps at the default 0.5 ms),
+// critically damped.
+constexpr const char* kStiffSolref = "0.002 1";
+constexpr const char* kStiffSolimp = "0.95 0.99 0.001";
+
+class Writer {
+ public:
+  Writer() {
+    out_.imbue(std::locale::classic());
+    out_.precision(17);
+  }
+  std::ostringstream& out() { return out_; }
+  std::string str() const { return out_.str(); }
+
+  void vec(const Vector3& v) { out_ << v.x() << ' ' << v.y() << ' ' << v.z(); }
+  // MuJoCo quaternions are (w, x, y, z).
+  void quat(const Matrix3& R) {
+    Eigen::Quaterniond q(R);
+    q.normalize();
+    out_ << q.w() << ' ' << q.x() << ' ' << q.y() << ' ' << q.z();
+  }
+  void pose(const Frame& f) {
+    out_ << " pos=\"";
+    vec(f.p);
+    out_ << "\" quat=\"";
+    quat(f.R);
+    out_ << '"';
+  }
+
+ private:
+  std::ostringstream out_;
+};
+
+void check_finite(const Frame& f, const char* what) {
+  if (!f.R.allFinite() || !f.p.allFinite()) {
+    throw std::invalid_argument(std::string("build_mjcf: ") + what + " is not finite");
+  }
+}
+
+// <inertial> of a body whose mass properties are given about `com` in body axes; guards
+// zero or tiny values (URDF links without <inertial>) and non-physical tensors.
+void inertial(Writer& w, double mass, const Vector3& com, const Matrix3& inertia,
+              const std::string& what) {
+  if (!std::isfinite(mass) || !com.allFinite() || !inertia.allFinite()) {
+    throw std::invalid_argument("build_mjcf: mass properties of " + what + " are not finite");
+  }
+  const double m = std::max(mass, kMinMass);
+  Matrix3 I = 0.5 * (inertia + inertia.transpose());
+  // Floors the principal moments so MuJoCo's positive-definiteness and triangle-inequality
+  // checks pass (balanceinertia repairs what remains).
+  const Eigen::SelfAdjointEigenSolver<Matrix3> eig(I);
+  const Vector3 moments = eig.eigenvalues().cwiseMax(kMinInertia);
+  I = eig.eigenvectors() * moments.asDiagonal() * eig.eigenvectors().transpose();
+  w.out() << "<inertial pos=\"";
+  w.vec(com);
+  w.out() << "\" mass=\"" << m << "\" fullinertia=\"" << I(0, 0) << ' ' << I(1, 1) << ' ' << I(2, 2)
+          << ' ' << I(0, 1) << ' ' << I(0, 2) << ' ' << I(1, 2) << "\"/>\n";
+}
+
+// A capsule between two points of a body, or a sphere where they (nearly) coincide.
+void link_geom(Writer& w, const std::string& name, const Vector3& from, const Vector3& to,
+               double radius) {
+  w.out() << "<geom name=\"" << name << "\" class=\"arm\"";
+  if ((to - from).norm() < 0.01) {
+    w.out() << " type=\"sphere\" size=\"" << radius << "\" pos=\"";
+    w.vec(0.5 * (from + to));
+    w.out() << "\"/>\n";
+    return;
+  }
+  w.out() << " type=\"capsule\" size=\"" << radius << "\" fromto=\"";
+  w.vec(from);
+  w.out() << ' ';
+  w.vec(to);
+  w.out() << "\"/>\n";
+}
+
+void gripper_body(Writer& w, const ArmModel& arm, const MjcfScene& s) {
+  const GripperParameters& g = s.gripper;
+  if (!(g.mass > 0.0) || !(g.radius > 0.0) || !(g.length > 2.0 * g.radius) ||
+      !(g.grasp_depth > 0.0) || !g.center_of_mass.allFinite()) {
+    throw std::invalid_argument(
+        "build_mjcf: gripper needs mass > 0, radius > 0, length > 2·radius, grasp_depth > 0");
+  }
+  w.out() << "<body name=\"gripper\"";
+  w.pose(arm.tool);
+  w.out() << ">\n";
+  // Solid cylinder along TOOL z, about its centre of mass.
+  const double r2 = g.radius * g.radius;
+  const double l2 = g.length * g.length;
+  const Vector3 moments(g.mass * (3.0 * r2 + l2) / 12.0, g.mass * (3.0 * r2 + l2) / 12.0,
+                        0.5 * g.mass * r2);
+  inertial(w, g.mass, g.center_of_mass, moments.asDiagonal(), "the gripper");
+  w.out() << "<site name=\"ft_sensor\" pos=\"0 0 0\" quat=\"1 0 0 0\" size=\"0.01\"/>\n";
+  w.out() << "<site name=\"proximity\"";
+  w.pose(s.tool_T_sensor);
+  w.out() << " size=\"0.005\"/>\n";
+  link_geom(w, "gripper_body", Vector3(0.0, 0.0, g.radius), Vector3(0.0, 0.0, g.length - g.radius),
+            g.radius);
+  w.out() << "</body>\n";
+}
+
+void door(Writer& w, const MjcfScene& s) {
+  const DoorParameters& d = s.door;
+  if (!(d.handle_to_hinge > 0.0) || !(d.panel_width > d.handle_to_hinge) ||
+      !(d.panel_height > 0.1) || !(d.panel_thickness > 0.0) ||
+      !(d.handle_standoff > 0.5 * d.panel_thickness) || !(d.mass > 0.0) ||
+      !(d.hinge_damping >= 0.0) || !(d.hinge_friction >= 0.0) ||
+      !(d.lower_limit < 0.0 && d.upper_limit > 0.0)) {
+    throw std::invalid_argument(
+        "build_mjcf: door needs panel_width > handle_to_hinge > 0, handle_standoff > "
+        "panel_thickness/2, mass > 0, damping and friction ≥ 0, lower < 0 < upper limit");
+  }
+  check_finite(s.base_T_hinge, "the door hinge pose");
+  // DOOR body frame: origin on the hinge axis at handle height, z the hinge axis (HINGE X),
+  // y from the hinge towards the handle (HINGE Y), x = y × z (into the doorway).
+  Frame base_T_door;
+  base_T_door.p = s.base_T_hinge.p;
+  base_T_door.R.col(0) = -s.base_T_hinge.R.col(2);
+  base_T_door.R.col(1) = s.base_T_hinge.R.col(1);
+  base_T_door.R.col(2) = s.base_T_hinge.R.col(0);
+  const double t = d.panel_thickness;
+  const Vector3 centre(0.0, 0.5 * d.panel_width, -0.05);
+  const Vector3 moments(
+      d.mass * (d.panel_width * d.panel_width + d.panel_height * d.panel_height) / 12.0,
+      d.mass * (t * t + d.panel_height * d.panel_height) / 12.0,
+      d.mass * (t * t + d.panel_width * d.panel_width) / 12.0);
+  w.out() << "<body name=\"door\"";
+  w.pose(base_T_door);
+  w.out() << ">\n";
+  inertial(w, d.mass, centre, moments.asDiagonal(), "the door");
+  w.out() << "<joint name=\"door_hinge\" type=\"hinge\" pos=\"0 0 0\" axis=\"0 0 1\" "
+             "limited=\"true\" range=\""
+          << d.lower_limit << ' ' << d.upper_limit << "\" solreflimit=\"" << kStiffSolref
+          << "\" solimplimit=\"" << kStiffSolimp << "\" damping=\"" << d.hinge_damping
+          << "\" frictionloss=\"" << d.hinge_friction << "\"/>\n";
+  w.out() << "<geom name=\"door_panel\" class=\"scene_visual\" type=\"box\" pos=\"";
+  w.vec(centre);
+  w.out() << "\" size=\"" << 0.5 * t << ' ' << 0.5 * d.panel_width << ' ' << 0.5 * d.panel_height
+          << "\" rgba=\"0.6 0.45 0.3 1\"/>\n";
+  const double s_ = d.handle_standoff;
+  const double y = d.handle_to_hinge;
+  w.out() << "<geom name=\"door_handle_bar\" class=\"scene_visual\" type=\"capsule\" size=\"0.01\" "
+             "fromto=\""
+          << -0.5 * t << ' ' << y << " 0.05 " << -s_ << ' ' << y << " 0.05\"/>\n";
+  w.out() << "<geom name=\"door_handle_grip\" class=\"scene_visual\" type=\"capsule\" "
+             "size=\"0.012\" fromto=\""
+          << -s_ << ' ' << y << " -0.06 " << -s_ << ' ' << y << " 0.06\"/>\n";
+  w.out() << "</body>\n";
+}
+
+void wall(Writer& w, const MjcfScene& s) {
+  check_finite(s.base_T_wall, "the wall pose");
+  constexpr double kHalfThickness = 0.025;
+  Frame box = s.base_T_wall;
+  box.p -= kHalfThickness * s.base_T_wall.R.col(2);
+  w.out() << "<geom name=\"wall\" class=\"scene_contact\" type=\"box\" size=\"0.5 0.5 "
+          << kHalfThickness << "\"";
+  w.pose(box);
+  w.out() << " rgba=\"0.7 0.7 0.75 1\"/>\n";
+}
+
+void obstacles(Writer& w, const MjcfScene& s) {
+  int index = 0;
+  for (const Sphere& sphere : s.spheres) {
+    if (!sphere.center.allFinite() || !(sphere.radius > 0.0)) {
+      throw std::invalid_argument("build_mjcf: obstacle sphere " + std::to_string(index) +
+                                  " needs a finite centre and a radius > 0");
+    }
+    w.out() << "<geom name=\"obstacle_" << index++
+            << "\" class=\"scene_contact\" type=\"sphere\" size=\"" << sphere.radius << "\" pos=\"";
+    w.vec(sphere.center);
+    w.out() << "\" rgba=\"0.8 0.3 0.3 1\"/>\n";
+  }
+}
+
+void plate(Writer& w, const MjcfScene& s) {
+  check_finite(s.base_T_plate, "the proximity target pose");
+  if (!(s.target.size > 0.0) || !(s.target.distance > 0.0)) {
+    throw std::invalid_argument("build_mjcf: proximity target needs size > 0 and distance > 0");
+  }
+  constexpr double kHalfThickness = 0.0025;
+  Frame box = s.base_T_plate;
+  box.p -= kHalfThickness * s.base_T_plate.R.col(2);
+  w.out() << "<geom name=\"proximity_target\" class=\"scene_visual\" type=\"box\" size=\""
+          << 0.5 * s.target.size << ' ' << 0.5 * s.target.size << ' ' << kHalfThickness << "\"";
+  w.pose(box);
+  w.out() << " rgba=\"0.3 0.5 0.8 1\"/>\n";
+}
+
+}  // namespace
+
+JointVector rotor_inertia(const ArmModel& arm) {
+  JointVector out = JointVector::Zero();
+  for (int i = 0; i < std::min(arm.dof(), kArmDof); ++i) {
+    out[i] = std::clamp(arm.joints[static_cast<std::size_t>(i)].limits.effort / 400.0, 0.02, 0.5);
+  }
+  return out;
+}
+
+JointVector joint_damping(const ArmModel& arm) {
+  JointVector out = JointVector::Zero();
+  for (int i = 0; i < std::min(arm.dof(), kArmDof); ++i) {
+    out[i] = arm.joints[static_cast<std::size_t>(i)].limits.effort / 100.0;
+  }
+  return out;
+}
+
+double link_radius(int joint) { return joint < 4 ? 0.06 : (joint < 6 ? 0.05 : 0.04); }
+
+std::string build_mjcf(const ArmModel& arm, const MjcfScene& s) {
+  if (arm.dof() != kArmDof) {
+    throw std::invalid_argument("build_mjcf: arm '" + arm.name + "' (" + arm.source + ") has " +
+                                std::to_string(arm.dof()) + " joints; the simulated arm needs " +
+                                std::to_string(kArmDof));
+  }
+  if (!(s.timestep > 0.0) || !(s.timestep <= 0.01)) {
+    throw std::invalid_argument("build_mjcf: timestep must be in (0, 0.01] s");
+  }
+  check_finite(arm.tool, "the arm's tool frame");
+  check_finite(s.base_T_tool, "the initial tool pose");
+  check_finite(s.tool_T_sensor, "the proximity sensor frame");
+
+  const JointVector armature = rotor_inertia(arm);
+  const JointVector damping = joint_damping(arm);
+  Writer w;
+  auto& o = w.out();
+  std::string model_name = "tether_";
+  for (const char c : arm.name) model_name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  o << "<mujoco model=\"" << model_name << "\">\n";
+  o << "<compiler angle=\"radian\" inertiafromgeom=\"false\" balanceinertia=\"true\"/>\n";
+  // Implicit integration treats the servos' velocity feedback (actuator bias on q̇) and the
+  // joint damping implicitly, which keeps stiff servos stable at a 0.5 ms step.
+  o << "<option timestep=\"" << s.timestep
+    << "\" integrator=\"implicit\" gravity=\"0 0 -9.81\" solver=\"Newton\" iterations=\"50\" "
+       "tolerance=\"1e-10\" cone=\"pyramidal\"/>\n";
+  o << "<size njmax=\"300\" nconmax=\"60\"/>\n";
+  o << "<default>\n"
+       "<geom contype=\"0\" conaffinity=\"0\" group=\"0\" solref=\""
+    << kStiffSolref << "\" solimp=\"" << kStiffSolimp
+    << "\"/>\n"
+       "<default class=\"arm\"><geom contype=\"1\" conaffinity=\"0\" group=\"1\" "
+       "rgba=\"0.9 0.5 0.1 1\"/></default>\n"
+       "<default class=\"scene_contact\"><geom contype=\"0\" conaffinity=\"1\" "
+       "group=\"0\"/></default>\n"
+       "<default class=\"scene_visual\"><geom contype=\"0\" conaffinity=\"0\" "
+       "group=\"0\"/></default>\n"
+       "</default>\n";
+  o << "<worldbody>\n";
+  // The base link: visual only (it is not a moving body).
+  {
+    const Vector3 first = arm.joints[0].origin.p;
+    w.out() << "<geom name=\"arm_base\" class=\"arm\" contype=\"0\" type=\"";
+    if (first.norm() < 0.01) {
+      w.out() << "sphere\" size=\"0.07\"/>\n";
+    } else {
+      w.out() << "capsule\" size=\"0.07\" fromto=\"0 0 0 ";
+      w.vec(first);
+      w.out() << "\"/>\n";
+    }
+  }
+  for (int i = 0; i < kArmDof; ++i) {
+    const ArmJoint& joint = arm.joints[static_cast<std::size_t>(i)];
+    check_finite(joint.origin, ("the origin of joint " + joint.name).c_str());
+    if (!joint.axis.allFinite() || std::abs(joint.axis.norm() - 1.0) > 1e-6) {
+      throw std::invalid_argument("build_mjcf: joint " + joint.name + " has no unit axis");
+    }
+    const JointLimits& lim = joint.limits;
+    if (!(lim.lower < lim.upper) || !std::isfinite(lim.lower) || !std::isfinite(lim.upper) ||
+        !(lim.effort > 0.0) || !std::isfinite(lim.effort)) {
+      throw std::invalid_argument("build_mjcf: joint " + joint.name +
+                                  " needs finite limits lower < upper and effort > 0");
+    }
+    o << "<body name=\"arm_link_" << i << "\"";
+    w.pose(joint.origin);
+    o << ">\n";
+    inertial(w, joint.link.mass, joint.link.com, joint.link.inertia, "link " + joint.child_link);
+    o << "<joint name=\"arm_joint_" << i << "\" type=\"hinge\" pos=\"0 0 0\" axis=\"";
+    w.vec(joint.axis);
+    o << "\" limited=\"true\" range=\"" << lim.lower << ' ' << lim.upper << "\" armature=\""
+      << armature[i] << "\" damping=\"" << damping[i] << "\"/>\n";
+    const Vector3 next =
+        i + 1 < kArmDof ? arm.joints[static_cast<std::size_t>(i + 1)].origin.p : arm.tool.p;
+    link_geom(w, "arm_link_" + std::to_string(i), Vector3::Zero(), next, link_radius(i));
+  }
+  gripper_body(w, arm, s);
+  for (int i = 0; i < kArmDof; ++i) o << "</body>\n";
+
+  switch (s.kind) {
+    case SceneKind::kFreeSpace:
+      break;
+    case SceneKind::kDoor:
+      door(w, s);
+      break;
+    case SceneKind::kWall:
+      wall(w, s);
+      break;
+    case SceneKind::kObstacles:
+      obstacles(w, s);
+      break;
+    case SceneKind::kProximityTarget:
+      plate(w, s);
+      break;
+  }
+  o << "</worldbody>\n";
+
+  if (s.kind == SceneKind::kDoor) {
+    // The gripper holds the handle rigidly: relpose is the door body's pose in the gripper
+    // frame at the initial configuration, so the weld starts satisfied.
+    Frame base_T_door;
+    base_T_door.p = s.base_T_hinge.p;
+    base_T_door.R.col(0) = -s.base_T_hinge.R.col(2);
+    base_T_door.R.col(1) = s.base_T_hinge.R.col(1);
+    base_T_door.R.col(2) = s.base_T_hinge.R.col(0);
+    const Frame gripper_T_door = s.base_T_tool.inverse() * base_T_door;
+    o << "<equality><weld name=\"grasp\" body1=\"gripper\" body2=\"door\" solref=\"" << kStiffSolref
+      << "\" solimp=\"" << kStiffSolimp << "\" relpose=\"";
+    w.vec(gripper_T_door.p);
+    o << ' ';
+    w.quat(gripper_T_door.R);
+    o << "\"/></equality>\n";
+  }
+
+  o << "<actuator>\n";
+  for (int i = 0; i < kArmDof; ++i) {
+    const double effort = arm.joints[static_cast<std::size_t>(i)].limits.effort;
+    o << "<general name=\"arm_servo_" << i << "\" joint=\"arm_joint_" << i
+      << "\" gaintype=\"fixed\" biastype=\"affine\" gainprm=\"1\" biasprm=\"0 -1 0\" "
+         "ctrllimited=\"false\" forcelimited=\"true\" forcerange=\""
+      << -effort << ' ' << effort << "\"/>\n";
+  }
+  o << "</actuator>\n";
+  o << "<sensor><force name=\"ft_force\" site=\"ft_sensor\"/>"
+       "<torque name=\"ft_torque\" site=\"ft_sensor\"/></sensor>\n";
+  o << "</mujoco>\n";
+  return w.str();
+}
+
+}  // namespace tether::remote::detail

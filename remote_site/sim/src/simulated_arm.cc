@@ -1,0 +1,408 @@
+#include "tether/remote/sim/simulated_arm.h"
+
+#include <mujoco/mujoco.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+
+#include "mjcf_builder.h"
+#include "tether/common/kinematics.h"
+
+namespace tether::remote {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+struct ModelDeleter {
+  void operator()(mjModel* m) const { mj_deleteModel(m); }
+};
+struct DataDeleter {
+  void operator()(mjData* d) const { mj_deleteData(d); }
+};
+using ModelPtr = std::unique_ptr<mjModel, ModelDeleter>;
+using DataPtr = std::unique_ptr<mjData, DataDeleter>;
+
+ModelPtr compile(const std::string& xml, const ArmModel& arm, SceneKind scene) {
+  // MuJoCo 2.2 loads XML from files only; its virtual file system serves the text from
+  // memory. mjVFS holds fixed arrays of ~2 MB, so it lives on the heap.
+  auto vfs = std::make_unique<mjVFS>();
+  mj_defaultVFS(vfs.get());
+  const char* name = "tether_simulated_arm.xml";
+  if (mj_makeEmptyFileVFS(vfs.get(), name, static_cast<int>(xml.size())) != 0) {
+    throw std::runtime_error("SimulatedArm: cannot create MuJoCo's in-memory file");
+  }
+  const int index = mj_findFileVFS(vfs.get(), name);
+  std::memcpy(vfs->filedata[index], xml.data(), xml.size());
+  char error[1024] = {0};
+  mjModel* model = mj_loadXML(name, vfs.get(), error, sizeof(error));
+  mj_deleteVFS(vfs.get());
+  if (model == nullptr) {
+    throw std::runtime_error("SimulatedArm: MuJoCo " + std::string(mj_versionString()) +
+                             " could not compile the model of arm '" + arm.name + "' (" +
+                             arm.source + ") in the " + to_string(scene) + " scene: " + error);
+  }
+  return ModelPtr(model);
+}
+
+int find(const mjModel* m, mjtObj type, const char* name) {
+  const int id = mj_name2id(m, type, name);
+  if (id < 0) {
+    throw std::runtime_error(std::string("SimulatedArm: generated model lacks '") + name + "'");
+  }
+  return id;
+}
+
+void check_options(const ArmModel& arm, const SimulationOptions& o, const JointVector& q0) {
+  if (!(o.timestep > 0.0) || !(o.timestep <= 0.002)) {
+    throw std::invalid_argument("SimulatedArm: timestep must be in (0, 0.002] s, got " +
+                                std::to_string(o.timestep));
+  }
+  if (!(o.servo.bandwidth > 0.0) || !(o.servo.damping_ratio > 0.0) ||
+      !(2.0 * kPi * o.servo.bandwidth * o.timestep < 0.5)) {
+    throw std::invalid_argument(
+        "SimulatedArm: servo bandwidth and damping ratio must be > 0, and 2π·bandwidth·"
+        "timestep < 0.5 (the servo must be slow against the physics step)");
+  }
+  if (!(o.proximity_sensor.range > 0.0) || !(o.proximity_sensor.beam_offset > 0.0) ||
+      !o.proximity_sensor.tool_T_sensor.R.allFinite() ||
+      !o.proximity_sensor.tool_T_sensor.p.allFinite()) {
+    throw std::invalid_argument(
+        "SimulatedArm: proximity sensor needs range > 0, beam_offset > 0, a finite frame");
+  }
+  if (!(o.wall.clearance >= 0.0)) {
+    throw std::invalid_argument("SimulatedArm: wall clearance must be ≥ 0");
+  }
+  for (int i = 0; i < kArmDof; ++i) {
+    const JointLimits& lim = arm.joints[static_cast<std::size_t>(i)].limits;
+    if (!std::isfinite(q0[i]) || q0[i] < lim.lower || q0[i] > lim.upper) {
+      throw std::invalid_argument("SimulatedArm: initial position of joint " +
+                                  arm.joints[static_cast<std::size_t>(i)].name + " (" +
+                                  std::to_string(q0[i]) + " rad) is outside its limits [" +
+                                  std::to_string(lim.lower) + ", " + std::to_string(lim.upper) +
+                                  "]");
+    }
+  }
+}
+
+}  // namespace
+
+struct SimulatedArm::Impl {
+  ArmModel arm;
+  SimulationOptions options;
+  JointVector q0;
+  Frame base_T_tool0;
+  std::vector<Sphere> spheres;
+  std::string xml;
+  ModelPtr m;
+  DataPtr d;
+  int force_adr = 0;
+  int torque_adr = 0;
+  int proximity_site = 0;
+  int door_qpos = -1;
+  int door_dof = -1;
+  JointVector kp = JointVector::Zero();
+  JointVector kd = JointVector::Zero();
+  JointVector lower, upper;
+  // Command interpolation: q_ref goes from q_from at t_from to q_to at t_to.
+  JointVector q_from, q_to, v_ff = JointVector::Zero();
+  double t_from = 0.0;
+  double t_to = 0.0;
+  bool pending = false;
+  std::array<mjtByte, mjNGROUP> ray_groups{};  // group 0 only: the scene
+  double step_time = 0.0;
+  bool fault = false;
+
+  JointVector reference(double t) const {
+    if (!(t_to > t_from)) return q_to;
+    const double alpha = std::clamp((t - t_from) / (t_to - t_from), 0.0, 1.0);
+    return q_from + alpha * (q_to - q_from);
+  }
+
+  // Servo law through the actuators: force = K_p·ctrl − K_p·q − K_d·q̇, so
+  // ctrl = q_ref + (K_d·q̇_ff + b)/K_p gives τ = K_p(q_ref − q) + K_d(q̇_ff − q̇) + b, which
+  // MuJoCo clamps to ±effort. Needs qfrc_bias of the current state (mj_step1/mj_forward).
+  void set_servo_controls(double t_ref) {
+    const JointVector q_ref = reference(t_ref);
+    for (int i = 0; i < kArmDof; ++i) {
+      d->ctrl[i] = q_ref[i] + (kd[i] * v_ff[i] + d->qfrc_bias[i]) / kp[i];
+    }
+  }
+
+  bool diverged() const {
+    if (d->warning[mjWARN_BADQACC].number > 0 || d->warning[mjWARN_BADQVEL].number > 0 ||
+        d->warning[mjWARN_BADQPOS].number > 0) {
+      return true;
+    }
+    for (int i = 0; i < m->nq; ++i) {
+      if (!std::isfinite(d->qpos[i])) return true;
+    }
+    return false;
+  }
+
+  void compute_gains() {
+    DataPtr scratch(mj_makeData(m.get()));
+    std::mt19937_64 rng(20240611);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    JointVector inertia = JointVector::Zero();
+    for (int n = 0; n < 64; ++n) {
+      for (int i = 0; i < kArmDof; ++i) {
+        scratch->qpos[i] = lower[i] + (upper[i] - lower[i]) * unit(rng);
+      }
+      mj_forward(m.get(), scratch.get());
+      for (int i = 0; i < kArmDof; ++i) {
+        inertia[i] = std::max(inertia[i], scratch->qM[m->dof_Madr[i]]);
+      }
+    }
+    const double omega = 2.0 * kPi * options.servo.bandwidth;
+    kp = inertia * omega * omega;
+    kd = 2.0 * options.servo.damping_ratio * omega * inertia;
+    for (int i = 0; i < kArmDof; ++i) {
+      m->actuator_gainprm[i * mjNGAIN + 0] = kp[i];
+      m->actuator_biasprm[i * mjNBIAS + 0] = 0.0;
+      m->actuator_biasprm[i * mjNBIAS + 1] = -kp[i];
+      m->actuator_biasprm[i * mjNBIAS + 2] = -kd[i];
+    }
+  }
+
+  void proximity(ProximityReading& out) const {
+    const ProximitySensorParameters& sensor = options.proximity_sensor;
+    const mjtNum* p = d->site_xpos + 3 * proximity_site;
+    const mjtNum* x = d->site_xmat + 9 * proximity_site;  // row-major
+    const Vector3 origin(p[0], p[1], p[2]);
+    Matrix3 R;
+    R << x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8];
+    const Vector3 beam = -R.col(2);
+    out = ProximityReading{};
+    std::array<Vector3, 4> hits;
+    std::array<bool, 4> hit{};
+    for (int k = 0; k < 4; ++k) {
+      Vector3 start = origin;
+      if (k > 0) {
+        const double phi = 2.0 * kPi * (k - 1) / 3.0;
+        start += sensor.beam_offset * (std::cos(phi) * R.col(0) + std::sin(phi) * R.col(1));
+      }
+      int geom = -1;
+      const double distance =
+          mj_ray(m.get(), d.get(), start.data(), beam.data(), ray_groups.data(), 1, -1, &geom);
+      hit[k] = distance >= 0.0 && distance <= sensor.range;
+      if (hit[k]) hits[k] = start + distance * beam;
+      if (k == 0 && hit[k]) out.distance = distance;
+    }
+    if (!hit[0]) return;
+    out.valid = true;
+    // Plane through the outer hits (or the centre and two of them).
+    std::array<Vector3, 3> plane;
+    int count = 0;
+    for (int k = 1; k < 4 && count < 3; ++k) {
+      if (hit[k]) plane[static_cast<std::size_t>(count++)] = hits[k];
+    }
+    if (count == 2) plane[static_cast<std::size_t>(count++)] = hits[0];
+    if (count < 3) return;
+    Vector3 normal = (plane[1] - plane[0]).cross(plane[2] - plane[0]);
+    if (!(normal.norm() > 1e-12)) return;
+    normal.normalize();
+    if (normal.dot(R.col(2)) < 0.0) normal = -normal;
+    out.surface_normal = R.transpose() * normal;
+  }
+};
+
+SimulatedArm::SimulatedArm(const ArmModel& arm, const SimulationOptions& options)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& s = *impl_;
+  if (arm.dof() != kArmDof) {
+    throw std::invalid_argument("SimulatedArm: arm '" + arm.name + "' (" + arm.source + ") has " +
+                                std::to_string(arm.dof()) + " joints, needs 7");
+  }
+  s.arm = arm;
+  s.options = options;
+  s.q0 = options.initial_position ? *options.initial_position
+                                  : default_initial_position(options.scene, arm);
+  check_options(arm, options, s.q0);
+  const KinematicModel kinematics(arm);
+  s.lower = kinematics.lower_limits();
+  s.upper = kinematics.upper_limits();
+  KinematicState state;
+  forward_kinematics(kinematics, s.q0, state);
+  s.base_T_tool0 = state.tool;
+
+  detail::MjcfScene scene;
+  scene.kind = options.scene;
+  scene.timestep = options.timestep;
+  scene.gripper = options.gripper;
+  scene.base_T_tool = s.base_T_tool0;
+  scene.door = options.door;
+  scene.tool_T_sensor = options.proximity_sensor.tool_T_sensor;
+  switch (options.scene) {
+    case SceneKind::kFreeSpace:
+      break;
+    case SceneKind::kDoor: {
+      // The hinge is TOOL −x: vertical only if TOOL x points down.
+      const double tilt = std::acos(std::clamp(-state.tool.R(2, 0), -1.0, 1.0));
+      if (tilt > kPi / 180.0) {
+        throw std::invalid_argument(
+            "SimulatedArm: the door scene needs the initial TOOL x axis pointing down (BASE "
+            "−z) within 1°, so the hinge is vertical; it is " +
+            std::to_string(tilt * 180.0 / kPi) + "° off");
+      }
+      scene.base_T_hinge = s.base_T_tool0 * door_hinge_in_tool(options.door, options.gripper);
+      break;
+    }
+    case SceneKind::kWall:
+      scene.base_T_wall = s.base_T_tool0 * remote::wall_in_tool(options.wall, options.gripper);
+      break;
+    case SceneKind::kObstacles:
+      s.spheres = options.obstacles.spheres.empty() ? default_obstacles(arm, s.q0)
+                                                    : options.obstacles.spheres;
+      scene.spheres = s.spheres;
+      break;
+    case SceneKind::kProximityTarget:
+      scene.target = options.proximity_target;
+      scene.base_T_plate = s.base_T_tool0 * options.proximity_sensor.tool_T_sensor *
+                           remote::proximity_target_in_sensor(options.proximity_target);
+      break;
+  }
+  s.xml = detail::build_mjcf(arm, scene);
+  s.m = compile(s.xml, arm, options.scene);
+  s.d = DataPtr(mj_makeData(s.m.get()));
+  if (!s.d) throw std::runtime_error("SimulatedArm: MuJoCo could not allocate its data");
+
+  s.force_adr = s.m->sensor_adr[find(s.m.get(), mjOBJ_SENSOR, "ft_force")];
+  s.torque_adr = s.m->sensor_adr[find(s.m.get(), mjOBJ_SENSOR, "ft_torque")];
+  s.proximity_site = find(s.m.get(), mjOBJ_SITE, "proximity");
+  for (int i = 0; i < kArmDof; ++i) {
+    const std::string name = "arm_joint_" + std::to_string(i);
+    const int joint = find(s.m.get(), mjOBJ_JOINT, name.c_str());
+    if (s.m->jnt_qposadr[joint] != i || s.m->jnt_dofadr[joint] != i) {
+      throw std::runtime_error("SimulatedArm: generated model orders the arm joints wrongly");
+    }
+  }
+  if (options.scene == SceneKind::kDoor) {
+    const int hinge = find(s.m.get(), mjOBJ_JOINT, "door_hinge");
+    s.door_qpos = s.m->jnt_qposadr[hinge];
+    s.door_dof = s.m->jnt_dofadr[hinge];
+  }
+  s.ray_groups.fill(0);
+  s.ray_groups[0] = 1;
+
+  s.compute_gains();
+
+  mj_resetData(s.m.get(), s.d.get());
+  for (int i = 0; i < kArmDof; ++i) s.d->qpos[i] = s.q0[i];
+  s.q_from = s.q0;
+  s.q_to = s.q0;
+  // Twice: the servo controls need the bias forces of the initial state.
+  mj_forward(s.m.get(), s.d.get());
+  s.set_servo_controls(0.0);
+  mj_forward(s.m.get(), s.d.get());
+  if ((options.scene == SceneKind::kWall || options.scene == SceneKind::kObstacles) &&
+      s.d->ncon > 0) {
+    throw std::invalid_argument(std::string("SimulatedArm: the arm starts in contact with the ") +
+                                to_string(options.scene) + " scene (" + std::to_string(s.d->ncon) +
+                                " contacts)");
+  }
+}
+
+SimulatedArm::~SimulatedArm() = default;
+
+const ArmModel& SimulatedArm::model() const { return impl_->arm; }
+
+ArmStatus SimulatedArm::read(ArmState& state) noexcept {
+  const Impl& s = *impl_;
+  const mjData* d = s.d.get();
+  state.time = d->time;
+  for (int i = 0; i < kArmDof; ++i) {
+    state.position[i] = d->qpos[i];
+    state.velocity[i] = d->qvel[i];
+  }
+  for (int i = 0; i < 3; ++i) {
+    state.wrench[i] = d->sensordata[s.force_adr + i];
+    state.wrench[i + 3] = d->sensordata[s.torque_adr + i];
+  }
+  state.wrench_valid = true;
+  s.proximity(state.proximity);
+  state.aux.fill(0.0);
+  if (s.door_qpos >= 0) {
+    state.aux[0] = d->qpos[s.door_qpos];
+    state.aux[1] = d->qvel[s.door_dof];
+  }
+  state.aux[2] = static_cast<double>(d->ncon);
+  return s.fault ? ArmStatus::kFault : ArmStatus::kOk;
+}
+
+ArmStatus SimulatedArm::write(const JointCommand& command) noexcept {
+  Impl& s = *impl_;
+  if (!command.position.allFinite() || !command.velocity.allFinite()) return ArmStatus::kFault;
+  s.q_from = s.reference(s.d->time);
+  s.q_to = command.position.cwiseMax(s.lower).cwiseMin(s.upper);
+  s.v_ff = command.velocity;
+  s.pending = true;
+  return s.fault ? ArmStatus::kFault : ArmStatus::kOk;
+}
+
+void SimulatedArm::advance_to(double time) noexcept {
+  Impl& s = *impl_;
+  const auto start = std::chrono::steady_clock::now();
+  mjModel* m = s.m.get();
+  mjData* d = s.d.get();
+  const double dt = m->opt.timestep;
+  if (s.pending) {
+    s.t_from = d->time;
+    s.t_to = time;
+    s.pending = false;
+  }
+  while (!s.fault && d->time + 0.5 * dt < time) {
+    mj_step1(m, d);
+    s.set_servo_controls(d->time + dt);
+    mj_step2(m, d);
+    if (s.diverged()) s.fault = true;
+  }
+  s.step_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+const SimulationOptions& SimulatedArm::options() const { return impl_->options; }
+const JointVector& SimulatedArm::initial_position() const { return impl_->q0; }
+const Frame& SimulatedArm::initial_tool_pose() const { return impl_->base_T_tool0; }
+double SimulatedArm::time() const { return impl_->d->time; }
+double SimulatedArm::timestep() const { return impl_->m->opt.timestep; }
+
+Frame SimulatedArm::hinge_in_tool() const {
+  if (impl_->options.scene != SceneKind::kDoor) {
+    throw std::logic_error("SimulatedArm::hinge_in_tool: the scene has no door");
+  }
+  return door_hinge_in_tool(impl_->options.door, impl_->options.gripper);
+}
+
+Frame SimulatedArm::wall_in_tool() const {
+  if (impl_->options.scene != SceneKind::kWall) {
+    throw std::logic_error("SimulatedArm::wall_in_tool: the scene has no wall");
+  }
+  return remote::wall_in_tool(impl_->options.wall, impl_->options.gripper);
+}
+
+const std::vector<Sphere>& SimulatedArm::obstacles() const {
+  if (impl_->options.scene != SceneKind::kObstacles) {
+    throw std::logic_error("SimulatedArm::obstacles: the scene has no obstacles");
+  }
+  return impl_->spheres;
+}
+
+Frame SimulatedArm::proximity_target_in_sensor() const {
+  if (impl_->options.scene != SceneKind::kProximityTarget) {
+    throw std::logic_error("SimulatedArm::proximity_target_in_sensor: the scene has no target");
+  }
+  return remote::proximity_target_in_sensor(impl_->options.proximity_target);
+}
+
+const GripperParameters& SimulatedArm::gripper() const { return impl_->options.gripper; }
+const JointVector& SimulatedArm::servo_stiffness() const { return impl_->kp; }
+const JointVector& SimulatedArm::servo_damping() const { return impl_->kd; }
+double SimulatedArm::physics_step_time() const { return impl_->step_time; }
+const std::string& SimulatedArm::mjcf() const { return impl_->xml; }
+
+}  // namespace tether::remote
