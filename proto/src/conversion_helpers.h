@@ -19,7 +19,7 @@ inline std::string number(double v) {
 }
 
 inline double finite(double v, const std::string& path) {
-  if (!std::isfinite(v)) throw ConversionError(path + " = " + number(v) + ": must be finite");
+  if (!std::isfinite(v)) throw ConversionError(path, " = " + number(v) + ": must be finite");
   return v;
 }
 

@@ -1,18 +1,54 @@
 #include "tether/proto/convert.h"
 
 #include <cmath>
-#include <numbers>
+#include <utility>
 
 #include "conversion_helpers.h"
+#include "tether/common/units.h"
+#include "tether/v1/remote_site.pb.h"
 
 namespace tether::proto {
 
 using detail::finite;
 using detail::number;
 
-Vector3 to_vector3(const v1::Vector3& v, const std::string& path) {
-  return Vector3(finite(v.x(), path + ".x"), finite(v.y(), path + ".y"),
-                 finite(v.z(), path + ".z"));
+ConversionError::ConversionError(const std::string& message)
+    : ConversionError(FieldPath(), message) {}
+
+ConversionError::ConversionError(FieldPath path, std::string detail)
+    : std::invalid_argument(path.to_string() + detail),
+      path_(std::move(path)),
+      detail_(std::move(detail)) {}
+
+ConversionError ConversionError::at(SourcePosition position) const {
+  return ConversionError(path_.at(std::move(position)), detail_);
+}
+
+namespace {
+
+// Readers without checks; the checks below run on the converted value and build field
+// paths only to name a component that failed.
+Vector3 read(const v1::Vector3& v) { return {v.x(), v.y(), v.z()}; }
+
+// Throws naming the first non-finite component of `v` (if any).
+void require_finite(const v1::Vector3& v, const std::string& path) {
+  finite(v.x(), path + ".x");
+  finite(v.y(), path + ".y");
+  finite(v.z(), path + ".z");
+}
+
+[[noreturn]] void unknown_value(const std::string& path, int value, int last) {
+  throw ConversionError(path, " = " + std::to_string(value) +
+                                  ": unknown value (this build knows 0.." + std::to_string(last) +
+                                  "; is the other site newer?)");
+}
+
+}  // namespace
+
+Vector3 to_vector3(const v1::Vector3& v, const std::string& path, NonFinite policy) {
+  const Vector3 out = read(v);
+  if (policy == NonFinite::kReject && !out.allFinite()) require_finite(v, path);
+  return out;
 }
 
 Matrix3 to_rotation(const v1::Rotation& r, const std::string& path) {
@@ -23,16 +59,16 @@ Matrix3 to_rotation(const v1::Rotation& r, const std::string& path) {
       const Eigen::Quaterniond quat(finite(q.w(), p + ".w"), finite(q.x(), p + ".x"),
                                     finite(q.y(), p + ".y"), finite(q.z(), p + ".z"));
       if (std::abs(quat.norm() - 1.0) > kRotationTolerance) {
-        throw ConversionError(p + ": norm " + number(quat.norm()) +
-                              ", a rotation needs a unit quaternion (norm 1 ± 1e-6)");
+        throw ConversionError(p, ": norm " + number(quat.norm()) +
+                                     ", a rotation needs a unit quaternion (norm 1 ± 1e-6)");
       }
       return quat.normalized().toRotationMatrix();
     }
     case v1::Rotation::kMatrix: {
       const std::string p = path + ".matrix.rows";
       if (r.matrix().rows_size() != 9) {
-        throw ConversionError(p + ": " + std::to_string(r.matrix().rows_size()) +
-                              " values, a 3x3 rotation needs 9 (row-major)");
+        throw ConversionError(p, ": " + std::to_string(r.matrix().rows_size()) +
+                                     " values, a 3x3 rotation needs 9 (row-major)");
       }
       Matrix3 R;
       for (int i = 0; i < 9; ++i) {
@@ -41,18 +77,17 @@ Matrix3 to_rotation(const v1::Rotation& r, const std::string& path) {
       const double orthogonality = (R * R.transpose() - Matrix3::Identity()).cwiseAbs().maxCoeff();
       const double det = R.determinant();
       if (orthogonality > kRotationTolerance || std::abs(det - 1.0) > kRotationTolerance) {
-        throw ConversionError(p + ": not a rotation (max |R·Rᵀ − I| = " + number(orthogonality) +
-                              ", det = " + number(det) +
-                              "); needs an orthonormal matrix with det +1 within 1e-6");
+        throw ConversionError(p, ": not a rotation (max |R·Rᵀ − I| = " + number(orthogonality) +
+                                     ", det = " + number(det) +
+                                     "); needs an orthonormal matrix with det +1 within 1e-6");
       }
       return R;
     }
     case v1::Rotation::kRpy: {
       const std::string p = path + ".rpy";
-      constexpr double kRad = std::numbers::pi / 180.0;
-      const double roll = finite(r.rpy().roll_deg(), p + ".roll_deg") * kRad;
-      const double pitch = finite(r.rpy().pitch_deg(), p + ".pitch_deg") * kRad;
-      const double yaw = finite(r.rpy().yaw_deg(), p + ".yaw_deg") * kRad;
+      const double roll = finite(r.rpy().roll_deg(), p + ".roll_deg") * kDegToRad;
+      const double pitch = finite(r.rpy().pitch_deg(), p + ".pitch_deg") * kDegToRad;
+      const double yaw = finite(r.rpy().yaw_deg(), p + ".yaw_deg") * kDegToRad;
       return (Eigen::AngleAxisd(yaw, Vector3::UnitZ()) *
               Eigen::AngleAxisd(pitch, Vector3::UnitY()) *
               Eigen::AngleAxisd(roll, Vector3::UnitX()))
@@ -69,35 +104,52 @@ Frame to_frame(const v1::Pose& pose, const std::string& path) {
                to_vector3(pose.position(), path + ".position")};
 }
 
-Vector6 to_twist(const v1::Twist& twist, const std::string& path) {
+Vector6 to_twist(const v1::Twist& twist, const std::string& path, NonFinite policy) {
   Vector6 out;
-  out << to_vector3(twist.linear(), path + ".linear"),
-      to_vector3(twist.angular(), path + ".angular");
+  out << read(twist.linear()), read(twist.angular());
+  if (policy == NonFinite::kReject && !out.allFinite()) {
+    require_finite(twist.linear(), path + ".linear");
+    require_finite(twist.angular(), path + ".angular");
+  }
   return out;
 }
 
-Vector6 to_wrench(const v1::Wrench& wrench, const std::string& path) {
+Vector6 to_wrench(const v1::Wrench& wrench, const std::string& path, NonFinite policy) {
   Vector6 out;
-  out << to_vector3(wrench.force(), path + ".force"), to_vector3(wrench.torque(), path + ".torque");
+  out << read(wrench.force()), read(wrench.torque());
+  if (policy == NonFinite::kReject && !out.allFinite()) {
+    require_finite(wrench.force(), path + ".force");
+    require_finite(wrench.torque(), path + ".torque");
+  }
   return out;
 }
 
-JointVector to_joint_vector(const v1::JointVector& joints, const std::string& path) {
+JointVector to_joint_vector(const v1::JointVector& joints, const std::string& path,
+                            NonFinite policy) {
   if (joints.values_size() != kArmDof) {
-    throw ConversionError(path + ".values: " + std::to_string(joints.values_size()) +
-                          " values, the arm has " + std::to_string(kArmDof) + " joints");
+    throw ConversionError(path + ".values", ": " + std::to_string(joints.values_size()) +
+                                                " values, the arm has " + std::to_string(kArmDof) +
+                                                " joints");
   }
   JointVector q;
-  for (int i = 0; i < kArmDof; ++i) {
-    q[i] = finite(joints.values(i), path + ".values[" + std::to_string(i) + "]");
+  for (int i = 0; i < kArmDof; ++i) q[i] = joints.values(i);
+  if (policy == NonFinite::kReject && !q.allFinite()) {
+    for (int i = 0; i < kArmDof; ++i) {
+      finite(joints.values(i), path + ".values[" + std::to_string(i) + "]");
+    }
   }
   return q;
 }
 
-MotionVector to_motion_vector(const v1::MotionVector& m, const std::string& path) {
+MotionVector to_motion_vector(const v1::MotionVector& m, const std::string& path,
+                              NonFinite policy) {
   MotionVector out;
-  out << to_vector3(m.translation(), path + ".translation"),
-      to_vector3(m.rotation(), path + ".rotation"), finite(m.arm_angle(), path + ".arm_angle");
+  out << read(m.translation()), read(m.rotation()), m.arm_angle();
+  if (policy == NonFinite::kReject && !out.allFinite()) {
+    require_finite(m.translation(), path + ".translation");
+    require_finite(m.rotation(), path + ".rotation");
+    finite(m.arm_angle(), path + ".arm_angle");
+  }
   return out;
 }
 
@@ -136,6 +188,188 @@ void from_motion_vector(const MotionVector& m, v1::MotionVector* out) {
   from_vector3(m.head<3>(), out->mutable_translation());
   from_vector3(m.segment<3>(3), out->mutable_rotation());
   out->set_arm_angle(m[6]);
+}
+
+// Wire -> domain switches list every value of this schema and send the rest (a newer
+// peer's) to unknown_value; domain -> wire switches have no default, so -Wswitch flags a
+// new domain enumerator that has no wire value yet.
+
+ExecutorState to_executor_state(v1::ExecutorState state, const std::string& path) {
+  switch (state) {
+    case v1::EXECUTOR_STATE_UNSPECIFIED:
+      return ExecutorState::kUnspecified;
+    case v1::EXECUTOR_STATE_IDLE:
+      return ExecutorState::kIdle;
+    case v1::EXECUTOR_STATE_RUNNING:
+      return ExecutorState::kRunning;
+    case v1::EXECUTOR_STATE_STOPPING:
+      return ExecutorState::kStopping;
+    case v1::EXECUTOR_STATE_STOPPED:
+      return ExecutorState::kStopped;
+    default:
+      break;
+  }
+  unknown_value(path, state, v1::ExecutorState_MAX);
+}
+
+v1::ExecutorState from_executor_state(ExecutorState state) {
+  switch (state) {
+    case ExecutorState::kUnspecified:
+      return v1::EXECUTOR_STATE_UNSPECIFIED;
+    case ExecutorState::kIdle:
+      return v1::EXECUTOR_STATE_IDLE;
+    case ExecutorState::kRunning:
+      return v1::EXECUTOR_STATE_RUNNING;
+    case ExecutorState::kStopping:
+      return v1::EXECUTOR_STATE_STOPPING;
+    case ExecutorState::kStopped:
+      return v1::EXECUTOR_STATE_STOPPED;
+  }
+  return v1::EXECUTOR_STATE_UNSPECIFIED;
+}
+
+BreachCause to_breach_cause(v1::BreachCause cause, const std::string& path) {
+  switch (cause) {
+    case v1::BREACH_CAUSE_NONE:
+      return BreachCause::kNone;
+    case v1::BREACH_CAUSE_TRANSLATION_DEVIATION:
+      return BreachCause::kTranslationDeviation;
+    case v1::BREACH_CAUSE_ROTATION_DEVIATION:
+      return BreachCause::kRotationDeviation;
+    case v1::BREACH_CAUSE_ARM_ANGLE_DEVIATION:
+      return BreachCause::kArmAngleDeviation;
+    case v1::BREACH_CAUSE_FORCE:
+      return BreachCause::kForce;
+    case v1::BREACH_CAUSE_TORQUE:
+      return BreachCause::kTorque;
+    case v1::BREACH_CAUSE_PROXIMITY_TOO_CLOSE:
+      return BreachCause::kProximityTooClose;
+    case v1::BREACH_CAUSE_PROXIMITY_TOO_FAR:
+      return BreachCause::kProximityTooFar;
+    case v1::BREACH_CAUSE_JOINT_LIMIT_MARGIN:
+      return BreachCause::kJointLimitMargin;
+    case v1::BREACH_CAUSE_LOOP_OVERRUN:
+      return BreachCause::kLoopOverrun;
+    case v1::BREACH_CAUSE_TELEOPERATION_STALLED:
+      return BreachCause::kTeleoperationStalled;
+    case v1::BREACH_CAUSE_ARM_FAULT:
+      return BreachCause::kArmFault;
+    case v1::BREACH_CAUSE_RESOLVER_SINGULAR:
+      return BreachCause::kResolverSingular;
+    case v1::BREACH_CAUSE_NON_FINITE:
+      return BreachCause::kNonFinite;
+    case v1::BREACH_CAUSE_OPERATOR_STOP:
+      return BreachCause::kOperatorStop;
+    case v1::BREACH_CAUSE_DEADMAN_RELEASED:
+      return BreachCause::kDeadmanReleased;
+    case v1::BREACH_CAUSE_GROUND_LINK_LOST:
+      return BreachCause::kGroundLinkLost;
+    default:
+      break;
+  }
+  unknown_value(path, cause, v1::BreachCause_MAX);
+}
+
+v1::BreachCause from_breach_cause(BreachCause cause) {
+  switch (cause) {
+    case BreachCause::kNone:
+      return v1::BREACH_CAUSE_NONE;
+    case BreachCause::kTranslationDeviation:
+      return v1::BREACH_CAUSE_TRANSLATION_DEVIATION;
+    case BreachCause::kRotationDeviation:
+      return v1::BREACH_CAUSE_ROTATION_DEVIATION;
+    case BreachCause::kArmAngleDeviation:
+      return v1::BREACH_CAUSE_ARM_ANGLE_DEVIATION;
+    case BreachCause::kForce:
+      return v1::BREACH_CAUSE_FORCE;
+    case BreachCause::kTorque:
+      return v1::BREACH_CAUSE_TORQUE;
+    case BreachCause::kProximityTooClose:
+      return v1::BREACH_CAUSE_PROXIMITY_TOO_CLOSE;
+    case BreachCause::kProximityTooFar:
+      return v1::BREACH_CAUSE_PROXIMITY_TOO_FAR;
+    case BreachCause::kJointLimitMargin:
+      return v1::BREACH_CAUSE_JOINT_LIMIT_MARGIN;
+    case BreachCause::kLoopOverrun:
+      return v1::BREACH_CAUSE_LOOP_OVERRUN;
+    case BreachCause::kTeleoperationStalled:
+      return v1::BREACH_CAUSE_TELEOPERATION_STALLED;
+    case BreachCause::kArmFault:
+      return v1::BREACH_CAUSE_ARM_FAULT;
+    case BreachCause::kResolverSingular:
+      return v1::BREACH_CAUSE_RESOLVER_SINGULAR;
+    case BreachCause::kNonFinite:
+      return v1::BREACH_CAUSE_NON_FINITE;
+    case BreachCause::kOperatorStop:
+      return v1::BREACH_CAUSE_OPERATOR_STOP;
+    case BreachCause::kDeadmanReleased:
+      return v1::BREACH_CAUSE_DEADMAN_RELEASED;
+    case BreachCause::kGroundLinkLost:
+      return v1::BREACH_CAUSE_GROUND_LINK_LOST;
+  }
+  return v1::BREACH_CAUSE_NONE;
+}
+
+Behaviour to_behaviour(v1::Behaviour behaviour, const std::string& path) {
+  switch (behaviour) {
+    case v1::BEHAVIOUR_UNSPECIFIED:
+      return Behaviour::kUnspecified;
+    case v1::BEHAVIOUR_TRAJECTORY:
+      return Behaviour::kTrajectory;
+    case v1::BEHAVIOUR_SPRING_TRAJECTORY:
+      return Behaviour::kSpringTrajectory;
+    case v1::BEHAVIOUR_TELEOPERATION:
+      return Behaviour::kTeleoperation;
+    case v1::BEHAVIOUR_FORCE_CONTROL:
+      return Behaviour::kForceControl;
+    case v1::BEHAVIOUR_JOINT_LIMIT_AVOIDANCE:
+      return Behaviour::kJointLimitAvoidance;
+    case v1::BEHAVIOUR_SINGULARITY_AVOIDANCE:
+      return Behaviour::kSingularityAvoidance;
+    case v1::BEHAVIOUR_SINGULARITY_ROBUSTNESS:
+      return Behaviour::kSingularityRobustness;
+    case v1::BEHAVIOUR_DITHER:
+      return Behaviour::kDither;
+    case v1::BEHAVIOUR_PROXIMITY:
+      return Behaviour::kProximity;
+    case v1::BEHAVIOUR_MANIPULABILITY:
+      return Behaviour::kManipulability;
+    case v1::BEHAVIOUR_OBSTACLE_AVOIDANCE:
+      return Behaviour::kObstacleAvoidance;
+    default:
+      break;
+  }
+  unknown_value(path, behaviour, v1::Behaviour_MAX);
+}
+
+v1::Behaviour from_behaviour(Behaviour behaviour) {
+  switch (behaviour) {
+    case Behaviour::kUnspecified:
+      return v1::BEHAVIOUR_UNSPECIFIED;
+    case Behaviour::kTrajectory:
+      return v1::BEHAVIOUR_TRAJECTORY;
+    case Behaviour::kSpringTrajectory:
+      return v1::BEHAVIOUR_SPRING_TRAJECTORY;
+    case Behaviour::kTeleoperation:
+      return v1::BEHAVIOUR_TELEOPERATION;
+    case Behaviour::kForceControl:
+      return v1::BEHAVIOUR_FORCE_CONTROL;
+    case Behaviour::kJointLimitAvoidance:
+      return v1::BEHAVIOUR_JOINT_LIMIT_AVOIDANCE;
+    case Behaviour::kSingularityAvoidance:
+      return v1::BEHAVIOUR_SINGULARITY_AVOIDANCE;
+    case Behaviour::kSingularityRobustness:
+      return v1::BEHAVIOUR_SINGULARITY_ROBUSTNESS;
+    case Behaviour::kDither:
+      return v1::BEHAVIOUR_DITHER;
+    case Behaviour::kProximity:
+      return v1::BEHAVIOUR_PROXIMITY;
+    case Behaviour::kManipulability:
+      return v1::BEHAVIOUR_MANIPULABILITY;
+    case Behaviour::kObstacleAvoidance:
+      return v1::BEHAVIOUR_OBSTACLE_AVOIDANCE;
+  }
+  return v1::BEHAVIOUR_UNSPECIFIED;
 }
 
 }  // namespace tether::proto

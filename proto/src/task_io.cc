@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <climits>
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -19,6 +18,7 @@
 #include <vector>
 
 #include "conversion_helpers.h"
+#include "tether/common/task/validation.h"
 #include "tether/proto/convert.h"
 #include "tether/v1/task.pb.h"
 
@@ -36,9 +36,9 @@ TeleopMode to_teleop_mode(v1::TeleopMode m, const std::string& path) {
     default:
       break;
   }
-  throw ConversionError(path + " = " + std::to_string(static_cast<int>(m)) +
-                        ": unknown value; use TELEOP_MODE_TOOL, TELEOP_MODE_WORLD or "
-                        "TELEOP_MODE_CAMERA");
+  throw ConversionError(path, " = " + std::to_string(static_cast<int>(m)) +
+                                  ": unknown value; use TELEOP_MODE_TOOL, TELEOP_MODE_WORLD or "
+                                  "TELEOP_MODE_CAMERA");
 }
 
 v1::TeleopMode from_teleop_mode(TeleopMode mode) {
@@ -63,9 +63,9 @@ ResolverKind to_resolver_kind(v1::ResolverKind k, const std::string& path) {
     case v1::RESOLVER_KIND_SHAKE: return ResolverKind::kShake;
     default: break;
   }
-  throw ConversionError(path + " = " + std::to_string(static_cast<int>(k)) +
-                        ": unknown value; use RESOLVER_KIND_DLS, _CONFIGURATION_CONTROL, "
-                        "_CONSTRAINED_OPTIMISATION or _SHAKE");
+  throw ConversionError(path, " = " + std::to_string(static_cast<int>(k)) +
+                                  ": unknown value; use RESOLVER_KIND_DLS, _CONFIGURATION_CONTROL, "
+                                  "_CONSTRAINED_OPTIMISATION or _SHAKE");
 }
 
 v1::ResolverKind from_resolver_kind(ResolverKind k) {
@@ -93,7 +93,7 @@ using google::protobuf::TextFormat;
 // A bound: +infinity means none (as when the field is absent); NaN is never a bound.
 double limit(double v, const std::string& path) {
   if (std::isnan(v)) {
-    throw ConversionError(path + " = nan: must be a number (leave the field out for no bound)");
+    throw ConversionError(path, " = nan: must be a number (leave the field out for no bound)");
   }
   return v;
 }
@@ -109,8 +109,9 @@ Formulation to_formulation(v1::Formulation f, const std::string& path) {
     default:
       break;
   }
-  throw ConversionError(path + " = " + std::to_string(static_cast<int>(f)) +
-                        ": unknown value; use FORMULATION_ACCELERATION or FORMULATION_VELOCITY");
+  throw ConversionError(
+      path, " = " + std::to_string(static_cast<int>(f)) +
+                ": unknown value; use FORMULATION_ACCELERATION or FORMULATION_VELOCITY");
 }
 
 InputKind to_input(v1::InputKind k, InputKind default_kind, const std::string& path) {
@@ -124,8 +125,8 @@ InputKind to_input(v1::InputKind k, InputKind default_kind, const std::string& p
     default:
       break;
   }
-  throw ConversionError(path + " = " + std::to_string(static_cast<int>(k)) +
-                        ": unknown value; use INPUT_KIND_VELOCITY or INPUT_KIND_FORCE");
+  throw ConversionError(path, " = " + std::to_string(static_cast<int>(k)) +
+                                  ": unknown value; use INPUT_KIND_VELOCITY or INPUT_KIND_FORCE");
 }
 
 Vector3 to_axis_limits(const v1::AxisLimits& l, const std::string& path) {
@@ -156,10 +157,10 @@ KinematicFunctionKind to_function_kind(v1::KinematicFunctionKind k, const std::s
     case v1::KINEMATIC_FUNCTION_KIND_MANIPULABILITY: return K::kManipulability;
     default: break;
   }
-  throw ConversionError(path + " = " + std::to_string(static_cast<int>(k)) +
-                        ": must name a function (KINEMATIC_FUNCTION_KIND_ARM_ANGLE, "
-                        "_GRAVITY_TORQUE, _ARM_POINT, _JOINT_VELOCITY, _JOINT_ANGLE, "
-                        "_JOINT_LOCK, _JOINT_LIMIT_AVOIDANCE or _MANIPULABILITY)");
+  throw ConversionError(path, " = " + std::to_string(static_cast<int>(k)) +
+                                  ": must name a function (KINEMATIC_FUNCTION_KIND_ARM_ANGLE, "
+                                  "_GRAVITY_TORQUE, _ARM_POINT, _JOINT_VELOCITY, _JOINT_ANGLE, "
+                                  "_JOINT_LOCK, _JOINT_LIMIT_AVOIDANCE or _MANIPULABILITY)");
 }
 
 v1::KinematicFunctionKind from_function_kind(KinematicFunctionKind k) {
@@ -181,7 +182,8 @@ ConfigurationControlParameters to_configuration_control(
     const v1::ConfigurationControlParameters& m) {
   ConfigurationControlParameters p;
   for (int k = 0; k < m.functions_size(); ++k) {
-    const std::string path = "resolver.configuration_control.functions[" + std::to_string(k) + "]";
+    const std::string path =
+        FieldPath("resolver.configuration_control.functions").element(k).to_string();
     const v1::KinematicFunction& f = m.functions(k);
     KinematicFunctionParameters out;
     out.kind = to_function_kind(f.kind(), path + ".kind");
@@ -193,7 +195,7 @@ ConfigurationControlParameters to_configuration_control(
     if (f.has_axes()) out.axes = to_vector3(f.axes(), path + ".axes");
     if (f.has_desired()) out.desired = to_joint_vector(f.desired(), path + ".desired");
     for (int i = 0; i < f.weights_size(); ++i) {
-      const std::string kp = path + ".weights[" + std::to_string(i) + "]";
+      const std::string kp = FieldPath(path).field("weights").element(i).to_string();
       JointWeightKnot knot;
       knot.time = finite(f.weights(i).time_s(), kp + ".time_s");
       if (f.weights(i).has_weights()) {
@@ -233,9 +235,10 @@ ConstrainedOptimisationParameters to_constrained_optimisation(
       p.mode = ConstrainedOptimisationParameters::Mode::kWeighted;
       break;
     default:
-      throw ConversionError(path + ".mode = " + std::to_string(static_cast<int>(m.mode())) +
-                            ": unknown value; use CONSTRAINED_OPTIMISATION_MODE_LEXICOGRAPHIC "
-                            "or _WEIGHTED");
+      throw ConversionError(path + ".mode",
+                            " = " + std::to_string(static_cast<int>(m.mode())) +
+                                ": unknown value; use CONSTRAINED_OPTIMISATION_MODE_LEXICOGRAPHIC "
+                                "or _WEIGHTED");
   }
   if (m.has_weight_p()) p.weight_p = finite(m.weight_p(), path + ".weight_p");
   if (m.has_tolerance_rad()) p.tolerance = finite(m.tolerance_rad(), path + ".tolerance_rad");
@@ -312,7 +315,7 @@ TrajectoryParameters to_trajectory(const v1::TrajectoryParameters& m) {
   p.waypoints.reserve(static_cast<std::size_t>(m.waypoints_size()));
   for (int i = 0; i < m.waypoints_size(); ++i) {
     const v1::Waypoint& w = m.waypoints(i);
-    const std::string path = "trajectory.waypoints[" + std::to_string(i) + "]";
+    const std::string path = FieldPath("trajectory.waypoints").element(i).to_string();
     Waypoint waypoint;
     waypoint.time = finite(w.time_s(), path + ".time_s");
     if (w.has_pose()) waypoint.pose = to_frame(w.pose(), path + ".pose");
@@ -443,7 +446,7 @@ ObstacleAvoidanceParameters to_obstacle_avoidance(const v1::ObstacleAvoidancePar
   ObstacleAvoidanceParameters p;
   p.enabled = m.enabled();
   for (int k = 0; k < m.obstacles_size(); ++k) {
-    const std::string path = "obstacle_avoidance.obstacles[" + std::to_string(k) + "]";
+    const std::string path = FieldPath("obstacle_avoidance.obstacles").element(k).to_string();
     const v1::SphereObstacle& o = m.obstacles(k);
     ObstacleSphereParameters sphere;
     sphere.centre = to_vector3(o.centre(), path + ".centre");
@@ -810,82 +813,10 @@ void write_bounds(const BoundsParameters& p, v1::TaskParameters* out) {
   if (p.stop_time != d.stop_time) m()->set_stop_time_s(p.stop_time);
 }
 
-// ---- error locations --------------------------------------------------------------------
+// ---- where fields sit in files ----------------------------------------------------------
 
-struct PathComponent {
-  std::string name;
-  int index = -1;  // -1: not indexed
-};
-
-// The field path a ConversionError message starts with ("impedance.mass.translation.x = ...",
-// "tool_T_motion.rotation.quaternion: norm ...").
-std::vector<PathComponent> leading_path(std::string_view message) {
-  std::size_t end = 0;
-  while (end < message.size()) {
-    const char c = message[end];
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '[' ||
-          c == ']')) {
-      break;
-    }
-    ++end;
-  }
-  std::vector<PathComponent> path;
-  std::string_view rest = message.substr(0, end);
-  while (!rest.empty()) {
-    const std::size_t dot = rest.find('.');
-    std::string_view part = rest.substr(0, dot);
-    rest = dot == std::string_view::npos ? std::string_view() : rest.substr(dot + 1);
-    PathComponent component;
-    const std::size_t bracket = part.find('[');
-    component.name = std::string(part.substr(0, bracket));
-    if (bracket != std::string_view::npos) {
-      component.index = std::atoi(std::string(part.substr(bracket + 1)).c_str());
-    }
-    if (!component.name.empty()) path.push_back(std::move(component));
-  }
-  return path;
-}
-
-struct Location {
-  int line = 0;    // 1-based
-  int column = 0;  // 1-based
-};
-
-std::string prefix(std::string_view origin, const std::optional<Location>& where) {
-  std::string out(origin);
-  if (where) {
-    out += ':';
-    out += std::to_string(where->line);
-    out += ':';
-    out += std::to_string(where->column);
-  }
-  out += ": ";
-  return out;
-}
-
-// Deepest recorded text-format location along `path`.
-std::optional<Location> text_location(const TextFormat::ParseInfoTree& root,
-                                      const std::vector<PathComponent>& path) {
-  const Descriptor* descriptor = v1::TaskParameters::descriptor();
-  const TextFormat::ParseInfoTree* tree = &root;
-  std::optional<Location> best;
-  for (const PathComponent& component : path) {
-    const FieldDescriptor* field = descriptor->FindFieldByName(component.name);
-    if (field == nullptr) break;
-    const int index = field->is_repeated() ? std::max(component.index, 0) : -1;
-    const TextFormat::ParseLocation at = tree->GetLocation(field, index);
-    if (at.line < 0) break;
-    best = Location{at.line + 1, at.column + 1};
-    if (field->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) break;
-    tree = tree->GetTreeForNested(field, index);
-    if (tree == nullptr) break;
-    descriptor = field->message_type();
-  }
-  return best;
-}
-
-Location offset_location(std::string_view text, std::size_t offset) {
-  Location at{1, 1};
+SourcePosition offset_position(std::string_view origin, std::string_view text, std::size_t offset) {
+  SourcePosition at{std::string(origin), 1, 1};
   for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
     if (text[i] == '\n') {
       ++at.line;
@@ -897,23 +828,50 @@ Location offset_location(std::string_view text, std::size_t offset) {
   return at;
 }
 
+// Where `path` sits in a text-format file, from the parser's record of where each field it
+// read starts: the field itself or, when the file leaves it out (its default applies), the
+// innermost enclosing message the file gives. A repeated field written as a list
+// (`values: [...]`) is recorded once, at its name.
+std::optional<SourcePosition> text_position(std::string_view origin,
+                                            const TextFormat::ParseInfoTree& root,
+                                            const FieldPath& path) {
+  const Descriptor* descriptor = v1::TaskParameters::descriptor();
+  const TextFormat::ParseInfoTree* tree = &root;
+  std::optional<SourcePosition> best;
+  for (const FieldPath::Segment& segment : path.segments()) {
+    const FieldDescriptor* field = descriptor->FindFieldByName(segment.name);
+    if (field == nullptr) break;
+    const int index = field->is_repeated() ? std::max(segment.index, 0) : -1;
+    TextFormat::ParseLocation at = tree->GetLocation(field, index);
+    if (at.line < 0 && index > 0) at = tree->GetLocation(field, 0);
+    if (at.line < 0) break;
+    best = SourcePosition{std::string(origin), at.line + 1, at.column + 1};
+    if (field->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE) break;
+    tree = tree->GetTreeForNested(field, index);
+    if (tree == nullptr) break;
+    descriptor = field->message_type();
+  }
+  return best;
+}
+
 // Finds where a field path sits in JSON text that protobuf has read (fully, or up to the
-// failing value). It only skips strings and nesting to find object members and array
-// elements; protobuf's parser does all the reading.
+// failing value): the deepest member or element of the path the text gives. It only skips
+// strings and nesting to find object members and array elements; protobuf's parser does all
+// the reading.
 class JsonLocator {
  public:
   explicit JsonLocator(std::string_view s) : s_(s) {}
 
-  std::optional<std::size_t> find(const std::vector<PathComponent>& path) const {
+  std::optional<std::size_t> find(const FieldPath& path) const {
     std::size_t i = skip_space(0);
     std::optional<std::size_t> best;
-    for (const PathComponent& component : path) {
-      const auto member = find_member(i, component.name);
+    for (const FieldPath::Segment& segment : path.segments()) {
+      const auto member = find_member(i, segment.name);
       if (!member) break;
       best = member->first;
       i = member->second;
-      if (component.index < 0) continue;
-      const auto element = find_element(i, component.index);
+      if (segment.index < 0) continue;
+      const auto element = find_element(i, segment.index);
       if (!element) break;
       best = *element;
       i = *element;
@@ -1015,10 +973,13 @@ class JsonLocator {
   std::string_view s_;
 };
 
-// protobuf's JSON errors either carry a text excerpt with a caret ("Expected , or }...\n
-// <up to 20 characters before and after>\n<spaces>^") or start with the field path in
-// parentheses ("(a.b[1].c): invalid value ...", "(a.b) name: Cannot find field.").
-std::optional<Location> json_error_location(std::string_view text, std::string_view message) {
+// protobuf 3.21's JSON parser reports no position, only words: a syntax error quotes up to
+// 20 characters around the spot and marks it with a caret on a last line of its own; a field
+// error starts with the field's path in parentheses, then names the member it does not know
+// if that is the error ("(trajectory.waypoints[1]) posee: Cannot find field.",
+// "(period_s): invalid value ..."); an unknown top-level member is "perod_s: Cannot find
+// field.". This is the least reading of those words that finds the spot.
+std::optional<std::size_t> json_error_offset(std::string_view text, std::string_view message) {
   const std::size_t caret_line = message.rfind('\n');
   if (caret_line != std::string_view::npos &&
       message.substr(caret_line + 1).find('^') != std::string_view::npos) {
@@ -1031,68 +992,81 @@ std::optional<Location> json_error_location(std::string_view text, std::string_v
     if (at == std::string_view::npos || text.find(excerpt, at + 1) != std::string_view::npos) {
       return std::nullopt;
     }
-    return offset_location(text, at + caret);
+    return at + caret;
   }
-  if (message.empty()) return std::nullopt;
-  if (message.front() != '(') {
-    // A top-level unknown field: "name: Cannot find field."
-    const std::vector<PathComponent> path = leading_path(message);
-    if (path.size() != 1 || message.find(": Cannot find field.") == std::string_view::npos) {
-      return std::nullopt;
+  FieldPath path;
+  std::string_view rest = message;
+  if (rest.starts_with('(')) {
+    const std::size_t close = rest.find(')');
+    if (close == std::string_view::npos) return std::nullopt;
+    const auto parsed = FieldPath::parse(rest.substr(1, close - 1));
+    if (!parsed) return std::nullopt;
+    path = *parsed;
+    rest.remove_prefix(close + 1);
+    if (rest.starts_with(' ')) rest.remove_prefix(1);
+  }
+  const std::size_t unknown = rest.find(": Cannot find field.");
+  if (unknown != std::string_view::npos) {
+    const auto member = FieldPath::parse(rest.substr(0, unknown));
+    if (member && member->segments().size() == 1) {
+      path = path.field(member->segments().front().name);
     }
-    const auto offset = JsonLocator(text).find(path);
-    if (!offset) return std::nullopt;
-    return offset_location(text, *offset);
   }
-  const std::size_t close = message.find(')');
-  if (close == std::string_view::npos) return std::nullopt;
-  std::vector<PathComponent> path = leading_path(message.substr(1, close - 1));
-  const std::string_view after = message.substr(close + 1);
-  if (!after.empty() && after.front() == ' ') {
-    const std::vector<PathComponent> unknown = leading_path(after.substr(1));
-    if (!unknown.empty()) path.push_back(unknown.front());
-  }
-  const auto offset = JsonLocator(text).find(path);
-  if (!offset) return std::nullopt;
-  return offset_location(text, *offset);
+  if (path.empty()) return std::nullopt;
+  return JsonLocator(text).find(path);
 }
 
-// Parser errors name the input, line and column, and quote the line with a caret: the
-// parser's own words ("Expected double, got: fast") do not always name the field.
+// The text parser's errors at the line and column it reports, each quoting its line with a
+// caret under the column.
 class TextErrors : public google::protobuf::io::ErrorCollector {
  public:
   TextErrors(std::string_view input, std::string_view origin) : input_(input), origin_(origin) {}
+
   void AddError(int line, google::protobuf::io::ColumnNumber column,
                 const std::string& message) override {
-    // The parser reports some errors at the token after the offending one (an unknown field
-    // at its '{' or ':', an unknown enum value at the next line's token); point at the name.
+    // The parser reports an unknown field, an unknown enum value and a value of the wrong
+    // type only after reading the token that follows (the name's ':' or '{', the next
+    // line's token); the message quotes the culprit, so point at its last whole-word
+    // occurrence before that spot.
     for (const char* pattern : {"named \"", "value of \"", "field \""}) {
       const std::size_t at = message.find(pattern);
       if (at == std::string::npos) continue;
       const std::size_t begin = at + std::strlen(pattern);
       const std::size_t end = message.find('"', begin);
       if (end == std::string::npos) break;
-      if (const auto token = find_token_before(message.substr(begin, end - begin), line, column)) {
-        line = token->line - 1;
-        column = token->column - 1;
+      if (const auto offset = token_before(message.substr(begin, end - begin), line, column)) {
+        const SourcePosition token = offset_position(origin_, input_, *offset);
+        line = token.line - 1;
+        column = token.column - 1;
       }
       break;
     }
-    if (!text_.empty()) text_ += "\n";
-    text_ += prefix(origin_, Location{line + 1, column + 1}) + message;
+    std::string text = message;
     const std::string_view source = source_line(line);
-    if (source.find_first_not_of(" \t\r") == std::string_view::npos) return;
-    text_ += "\n    ";
-    text_ += source;
-    text_ += "\n    ";
-    text_ += std::string(static_cast<std::size_t>(std::max(column, 0)), ' ');
-    text_ += '^';
+    if (source.find_first_not_of(" \t\r") != std::string_view::npos) {
+      text += "\n    ";
+      text += source;
+      text += "\n    ";
+      text += std::string(static_cast<std::size_t>(std::max(column, 0)), ' ');
+      text += '^';
+    }
+    errors_.push_back(
+        ConversionError(FieldPath().at(SourcePosition{origin_, line + 1, column + 1}), text));
   }
-  const std::string& text() const { return text_; }
+
+  // The first error (the parser stops there) with any later ones in its detail.
+  ConversionError error() const {
+    if (errors_.empty()) return ConversionError(FieldPath().at({origin_}), "not a task");
+    std::string detail = errors_.front().detail();
+    for (std::size_t i = 1; i < errors_.size(); ++i) {
+      detail += '\n' + std::string(errors_[i].what());
+    }
+    return ConversionError(errors_.front().path(), detail);
+  }
 
  private:
-  // The last whole-word occurrence of `token` before (line, column), 1-based.
-  std::optional<Location> find_token_before(const std::string& token, int line, int column) const {
+  // Offset of the last whole-word occurrence of `token` before (line, column), 0-based.
+  std::optional<std::size_t> token_before(const std::string& token, int line, int column) const {
     std::size_t offset = 0;
     for (int n = 0; n < line && offset != std::string_view::npos; ++n) {
       offset = input_.find('\n', offset);
@@ -1107,7 +1081,7 @@ class TextErrors : public google::protobuf::io::ErrorCollector {
     while (at != std::string_view::npos) {
       const std::size_t after = at + token.size();
       if ((at == 0 || !word(input_[at - 1])) && (after >= input_.size() || !word(input_[after]))) {
-        return offset_location(input_, at);
+        return at;
       }
       if (at == 0) break;
       at = input_.substr(0, at).rfind(token);
@@ -1127,8 +1101,8 @@ class TextErrors : public google::protobuf::io::ErrorCollector {
   }
 
   std::string_view input_;
-  std::string_view origin_;
-  std::string text_;
+  std::string origin_;
+  std::vector<ConversionError> errors_;
 };
 
 std::string lowercase_extension(const std::string& path) {
@@ -1199,66 +1173,107 @@ v1::TaskParameters from_task(const TaskParameters& t) {
   return m;
 }
 
-TaskParameters parse_task_text(std::string_view text, std::string_view origin) {
-  v1::TaskParameters message;
-  TextErrors errors(text, origin);
-  TextFormat::ParseInfoTree locations;
-  TextFormat::Parser parser;
-  parser.RecordErrorsTo(&errors);
-  parser.WriteLocationsTo(&locations);
+namespace {
+
+enum class Format { kText, kJson };
+
+// Reads a task from `text` (named `origin` in messages) and, given a model, validates it.
+// Every error is placed in `origin`: at the field it names where the text gives that field
+// (text format: the parser's record; JSON: JsonLocator), else at the file as a whole.
+TaskParameters read_task(std::string_view text, std::string_view origin, Format format,
+                         const KinematicModel* model) {
+  const SourcePosition whole{std::string(origin)};
   if (text.size() > static_cast<std::size_t>(INT_MAX)) {
-    throw ConversionError(prefix(origin, std::nullopt) + "too large for a task file");
+    throw ConversionError(FieldPath().at(whole), "too large for a task file");
   }
-  google::protobuf::io::ArrayInputStream input(text.data(), static_cast<int>(text.size()));
-  if (!parser.Parse(&input, &message)) {
-    throw ConversionError(errors.text().empty() ? prefix(origin, std::nullopt) + "not a task"
-                                                : errors.text());
-  }
-  try {
-    return to_task(message);
-  } catch (const ConversionError& e) {
-    throw ConversionError(prefix(origin, text_location(locations, leading_path(e.what()))) +
-                          e.what());
-  }
-}
-
-TaskParameters parse_task_json(std::string_view text, std::string_view origin) {
   v1::TaskParameters message;
-  google::protobuf::util::JsonParseOptions options;
-  options.ignore_unknown_fields = false;  // a misspelt field must not silently become default
-  const auto status = google::protobuf::util::JsonStringToMessage(
-      google::protobuf::StringPiece(text.data(), text.size()), &message, options);
-  if (!status.ok()) {
-    const std::string what(status.message());
-    throw ConversionError(prefix(origin, json_error_location(text, what)) + what);
-  }
-  try {
-    return to_task(message);
-  } catch (const ConversionError& e) {
-    std::optional<Location> where;
-    if (const auto offset = JsonLocator(text).find(leading_path(e.what()))) {
-      where = offset_location(text, *offset);
+  TextFormat::ParseInfoTree tree;
+  if (format == Format::kText) {
+    TextErrors errors(text, origin);
+    TextFormat::Parser parser;
+    parser.RecordErrorsTo(&errors);
+    parser.WriteLocationsTo(&tree);
+    google::protobuf::io::ArrayInputStream input(text.data(), static_cast<int>(text.size()));
+    if (!parser.Parse(&input, &message)) throw errors.error();
+  } else {
+    google::protobuf::util::JsonParseOptions options;
+    options.ignore_unknown_fields = false;  // a misspelt field must not silently become default
+    const auto status = google::protobuf::util::JsonStringToMessage(
+        google::protobuf::StringPiece(text.data(), text.size()), &message, options);
+    if (!status.ok()) {
+      const std::string what(status.message());
+      const auto offset = json_error_offset(text, what);
+      throw ConversionError(FieldPath().at(offset ? offset_position(origin, text, *offset) : whole),
+                            what);
     }
-    throw ConversionError(prefix(origin, where) + e.what());
   }
+  const auto locate = [&](const FieldPath& path) {
+    std::optional<SourcePosition> at;
+    if (format == Format::kText) {
+      at = text_position(origin, tree, path);
+    } else if (const auto offset = JsonLocator(text).find(path)) {
+      at = offset_position(origin, text, *offset);
+    }
+    return at.value_or(whole);
+  };
+  TaskParameters task;
+  try {
+    task = to_task(message);
+  } catch (const ConversionError& e) {
+    throw e.at(locate(e.path()));
+  }
+  if (model == nullptr) return task;
+  std::vector<ValidationIssue> issues = validate_task(task, *model);
+  if (issues.empty()) return task;
+  for (ValidationIssue& issue : issues) {
+    SourcePosition at = locate(issue.path);
+    issue = placed(std::move(issue), std::move(at));
+  }
+  throw TaskValidationError(task.name, std::move(issues));
 }
 
-TaskParameters load_task_file(const std::string& path) {
+struct FileContent {
+  std::string data;
+  Format format;
+};
+
+FileContent read_file(const std::string& path) {
+  const FieldPath whole = FieldPath().at({path});
   const std::string ext = lowercase_extension(path);
   const bool text = ext == ".textproto" || ext == ".txtpb" || ext == ".pbtxt";
   if (!text && ext != ".json") {
-    throw ConversionError(path + ": unknown task file extension '" + ext +
-                          "'; use .textproto, .txtpb or .pbtxt (text format) or .json");
+    throw ConversionError(whole, "unknown task file extension '" + ext +
+                                     "'; use .textproto, .txtpb or .pbtxt (text format) or .json");
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    throw ConversionError(path + ": cannot read the task file (" + std::strerror(errno) + ")");
+    throw ConversionError(whole,
+                          std::string("cannot read the task file (") + std::strerror(errno) + ")");
   }
   std::ostringstream content;
   content << in.rdbuf();
-  if (in.bad()) throw ConversionError(path + ": error while reading the task file");
-  const std::string data = content.str();
-  return text ? parse_task_text(data, path) : parse_task_json(data, path);
+  if (in.bad()) throw ConversionError(whole, "error while reading the task file");
+  return FileContent{content.str(), text ? Format::kText : Format::kJson};
+}
+
+}  // namespace
+
+TaskParameters parse_task_text(std::string_view text, std::string_view origin) {
+  return read_task(text, origin, Format::kText, nullptr);
+}
+
+TaskParameters parse_task_json(std::string_view text, std::string_view origin) {
+  return read_task(text, origin, Format::kJson, nullptr);
+}
+
+TaskParameters load_task_file(const std::string& path) {
+  const FileContent file = read_file(path);
+  return read_task(file.data, path, file.format, nullptr);
+}
+
+TaskParameters load_valid_task_file(const std::string& path, const KinematicModel& model) {
+  const FileContent file = read_file(path);
+  return read_task(file.data, path, file.format, &model);
 }
 
 std::string to_text(const TaskParameters& task) {

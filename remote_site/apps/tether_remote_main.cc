@@ -230,8 +230,7 @@ int main(int argc, char** argv) {
         }
       });
     }
-    const TaskParameters task = proto::load_task_file(task_path);
-    require_valid_task(task, KinematicModel(arm_model));
+    const TaskParameters task = proto::load_valid_task_file(task_path, KinematicModel(arm_model));
     if (validate_only) {
       std::printf("%s: task '%s' is valid for %s\n", task_path.c_str(), task.name.c_str(),
                   arm_model.name.c_str());

@@ -5,9 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <vector>
 
 #include "tether/common/spatial.h"
+#include "tether/proto/task_io.h"
+#include "tether/v1/remote_site.pb.h"
+#include "tether/v1/task.pb.h"
 
 namespace tether::proto {
 namespace {
@@ -108,6 +113,93 @@ TEST(ProtoConvert, MotionVectorsKeepTheirRowOrder) {
   EXPECT_EQ(msg.rotation().x(), 4);
   EXPECT_EQ(msg.arm_angle(), 7);
   EXPECT_EQ(to_motion_vector(msg, "m"), m);
+}
+
+TEST(ProtoConvert, ReportsKeepNonFiniteValuesWhenAsked) {
+  v1::Wrench wrench;
+  wrench.mutable_force()->set_z(std::numeric_limits<double>::quiet_NaN());
+  EXPECT_TRUE(std::isnan(to_wrench(wrench, "wrench", NonFinite::kKeep)[2]));
+  EXPECT_EQ(error_of([&] { to_wrench(wrench, "wrench"); }), "wrench.force.z = nan: must be finite");
+
+  v1::MotionVector m;
+  m.set_arm_angle(-std::numeric_limits<double>::infinity());
+  EXPECT_EQ(to_motion_vector(m, "error", NonFinite::kKeep)[6],
+            -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(error_of([&] { to_motion_vector(m, "error"); }),
+            "error.arm_angle = -inf: must be finite");
+
+  v1::JointVector q;
+  from_joint_vector(JointVector::Zero(), &q);
+  q.set_values(3, std::numeric_limits<double>::quiet_NaN());
+  EXPECT_TRUE(std::isnan(to_joint_vector(q, "q", NonFinite::kKeep)[3]));
+  EXPECT_EQ(error_of([&] { to_joint_vector(q, "q"); }), "q.values[3] = nan: must be finite");
+  EXPECT_EQ(error_of([&] { to_twist(v1::Twist{}, "t"); }), "no error");
+}
+
+// Every value of a tether.v1 enum from 0 to `max`.
+template <typename Wire>
+std::vector<Wire> wire_values(Wire max) {
+  std::vector<Wire> all;
+  for (int i = 0; i <= max; ++i) all.push_back(static_cast<Wire>(i));
+  return all;
+}
+
+// Domain -> wire -> domain for every domain enumerator up to `last`, and wire -> domain ->
+// wire for every value of the schema: each pair is named once in each direction, and no two
+// enumerators share a wire value.
+template <typename Domain, typename Wire>
+void expect_round_trips(Domain last, Wire wire_max, Domain (*to)(Wire, const std::string&),
+                        Wire (*from)(Domain), const char* what) {
+  for (int i = 0; i <= static_cast<int>(last); ++i) {
+    const auto d = static_cast<Domain>(i);
+    EXPECT_EQ(to(from(d), "f"), d) << what << " " << to_string(d);
+  }
+  for (Wire w : wire_values(wire_max)) {
+    EXPECT_EQ(from(to(w, "f")), w) << what << " " << static_cast<int>(w);
+  }
+  // As many enumerators on both sides (with the ones above: a bijection).
+  EXPECT_EQ(static_cast<int>(last), static_cast<int>(wire_max)) << what;
+}
+
+TEST(ProtoConvert, SharedEnumsRoundTripEveryValue) {
+  expect_round_trips(ExecutorState::kStopped, v1::ExecutorState_MAX, &to_executor_state,
+                     &from_executor_state, "ExecutorState");
+  expect_round_trips(BreachCause::kGroundLinkLost, v1::BreachCause_MAX, &to_breach_cause,
+                     &from_breach_cause, "BreachCause");
+  expect_round_trips(Behaviour::kObstacleAvoidance, v1::Behaviour_MAX, &to_behaviour,
+                     &from_behaviour, "Behaviour");
+  // ResolverKind has no unspecified enumerator: RESOLVER_KIND_UNSPECIFIED reads as DLS.
+  for (ResolverKind k : {ResolverKind::kDls, ResolverKind::kConfigurationControl,
+                         ResolverKind::kConstrainedOptimisation, ResolverKind::kShake}) {
+    EXPECT_EQ(to_resolver_kind(from_resolver_kind(k), "f"), k) << to_string(k);
+  }
+  EXPECT_EQ(to_resolver_kind(v1::RESOLVER_KIND_UNSPECIFIED, "f"), ResolverKind::kDls);
+}
+
+TEST(ProtoConvert, SharedEnumsPairTheSameNames) {
+  EXPECT_EQ(from_executor_state(ExecutorState::kStopping), v1::EXECUTOR_STATE_STOPPING);
+  EXPECT_EQ(to_executor_state(v1::EXECUTOR_STATE_UNSPECIFIED, "state"),
+            ExecutorState::kUnspecified);
+  EXPECT_EQ(from_breach_cause(BreachCause::kTeleoperationStalled),
+            v1::BREACH_CAUSE_TELEOPERATION_STALLED);
+  EXPECT_EQ(to_breach_cause(v1::BREACH_CAUSE_ARM_ANGLE_DEVIATION, "cause"),
+            BreachCause::kArmAngleDeviation);
+  EXPECT_EQ(from_behaviour(Behaviour::kJointLimitAvoidance), v1::BEHAVIOUR_JOINT_LIMIT_AVOIDANCE);
+  EXPECT_EQ(to_behaviour(v1::BEHAVIOUR_SPRING_TRAJECTORY, "b"), Behaviour::kSpringTrajectory);
+}
+
+TEST(ProtoConvert, RefusesAnEnumValueFromANewerSchemaNamingFieldAndValue) {
+  const auto expected = [](const std::string& field_and_value, int max) {
+    return field_and_value + ": unknown value (this build knows 0.." + std::to_string(max) +
+           "; is the other site newer?)";
+  };
+  EXPECT_EQ(error_of([] { to_breach_cause(static_cast<v1::BreachCause>(99), "breach.cause"); }),
+            expected("breach.cause = 99", v1::BreachCause_MAX));
+  EXPECT_EQ(error_of([] { to_executor_state(static_cast<v1::ExecutorState>(-1), "state"); }),
+            expected("state = -1", v1::ExecutorState_MAX));
+  const auto next = static_cast<v1::Behaviour>(v1::Behaviour_MAX + 1);
+  EXPECT_EQ(error_of([&] { to_behaviour(next, "behaviours"); }),
+            expected("behaviours = " + std::to_string(v1::Behaviour_MAX + 1), v1::Behaviour_MAX));
 }
 
 }  // namespace

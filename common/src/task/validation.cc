@@ -1,13 +1,13 @@
 #include "tether/common/task/validation.h"
 
-#include "tether/common/obstacles.h"
-#include "tether/common/srs.h"
-
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <sstream>
 #include <utility>
+
+#include "tether/common/obstacles.h"
+#include "tether/common/srs.h"
 
 namespace tether {
 namespace {
@@ -19,16 +19,15 @@ std::string number(double v) {
   return out.str();
 }
 
-std::string indexed(const std::string& path, int i) { return path + "[" + std::to_string(i) + "]"; }
-
 std::string triple(const Vector3& v) {
   return "(" + number(v.x()) + ", " + number(v.y()) + ", " + number(v.z()) + ")";
 }
 
-constexpr std::array<const char*, kMotionDim> kAxisName = {
-    "translation x", "translation y", "translation z", "rotation x",
-    "rotation y",    "rotation z",    "arm angle"};
-constexpr std::array<const char*, 3> kComponent = {"x", "y", "z"};
+// Paths named in messages about other fields.
+std::string motion_row(const char* vector, int row) {
+  return FieldPath(vector).motion_row(row).to_string();
+}
+std::string joint(const char* vector, int i) { return FieldPath(vector).joint(i).to_string(); }
 
 bool is_translation(int axis) { return axis < 3; }
 const char* mass_unit(int axis) { return is_translation(axis) ? "kg" : "kg·m²"; }
@@ -74,84 +73,85 @@ class Checker {
 
  private:
   // `text` follows the path directly, e.g. " = -1: must be finite and > 0".
-  void add(const std::string& field, const std::string& text) {
-    issues_.push_back(ValidationIssue{field, field + text});
+  void add(const FieldPath& path, const std::string& text) {
+    const std::string field = path.to_string();
+    issues_.push_back(ValidationIssue{field, field + text, path});
   }
-  void reject(const std::string& field, double value, const std::string& rule) {
-    add(field, " = " + number(value) + ": " + rule);
+  void reject(const FieldPath& path, double value, const std::string& rule) {
+    add(path, " = " + number(value) + ": " + rule);
   }
 
-  bool finite(const std::string& field, double v) {
+  bool finite(const FieldPath& path, double v) {
     if (std::isfinite(v)) return true;
-    reject(field, v, "must be finite");
+    reject(path, v, "must be finite");
     return false;
   }
-  bool positive(const std::string& field, double v, const std::string& why = "") {
+  bool positive(const FieldPath& path, double v, const std::string& why = "") {
     if (std::isfinite(v) && v > 0.0) return true;
-    reject(field, v, "must be finite and > 0" + why);
+    reject(path, v, "must be finite and > 0" + why);
     return false;
   }
-  bool non_negative(const std::string& field, double v, const std::string& why = "") {
+  bool non_negative(const FieldPath& path, double v, const std::string& why = "") {
     if (std::isfinite(v) && v >= 0.0) return true;
-    reject(field, v, "must be finite and ≥ 0" + why);
+    reject(path, v, "must be finite and ≥ 0" + why);
     return false;
   }
   // A bound: +infinity (absent in the file) disables it.
-  bool bound(const std::string& field, double v, const char* unit) {
+  bool bound(const FieldPath& path, double v, const char* unit) {
     if (!std::isnan(v) && v > 0.0) return true;
-    reject(field, v, std::string("must be > 0 ") + unit + " (leave it out for no bound)");
+    reject(path, v, std::string("must be > 0 ") + unit + " (leave it out for no bound)");
     return false;
   }
-  void count_in_range(const std::string& field, int v, int lo, int hi) {
+  void count_in_range(const FieldPath& path, int v, int lo, int hi) {
     if (v >= lo && v <= hi) return;
-    add(field, " = " + std::to_string(v) + ": must be in [" + std::to_string(lo) + ", " +
-                   std::to_string(hi) + "]");
+    add(path, " = " + std::to_string(v) + ": must be in [" + std::to_string(lo) + ", " +
+                  std::to_string(hi) + "]");
   }
-  bool finite(const std::string& field, const Vector3& v) {
+  bool finite(const FieldPath& path, const Vector3& v) {
     bool ok = true;
-    for (int i = 0; i < 3; ++i) ok = finite(field + "." + kComponent[i], v[i]) && ok;
+    for (int i = 0; i < 3; ++i) ok = finite(path.component(i), v[i]) && ok;
     return ok;
   }
-  bool rotation(const std::string& field, const Matrix3& R) {
+  bool rotation(const FieldPath& path, const Matrix3& R) {
     if (!R.allFinite()) {
-      add(field, ": has non-finite entries: must be a proper rotation");
+      add(path, ": has non-finite entries: must be a proper rotation");
       return false;
     }
     const double orthogonality = (R * R.transpose() - Matrix3::Identity()).cwiseAbs().maxCoeff();
     const double det = R.determinant();
     if (orthogonality <= kFrameTolerance && std::abs(det - 1.0) <= kFrameTolerance) return true;
-    add(field, ": max |R·Rᵀ − I| = " + number(orthogonality) + ", det = " + number(det) +
-                   ": must be a proper rotation (orthonormal with det +1, within 1e-6)");
+    add(path, ": max |R·Rᵀ − I| = " + number(orthogonality) + ", det = " + number(det) +
+                  ": must be a proper rotation (orthonormal with det +1, within 1e-6)");
     return false;
   }
-  bool frame(const std::string& field, const Frame& f) {
-    const bool r = rotation(field + ".rotation", f.R);
-    const bool p = finite(field + ".position", f.p);
+  bool frame(const FieldPath& path, const Frame& f) {
+    const bool r = rotation(path.field("rotation"), f.R);
+    const bool p = finite(path.field("position"), f.p);
     return r && p;
   }
-  bool motion_vector_non_negative(const std::string& field, const MotionVector& v) {
+  bool motion_vector_non_negative(const FieldPath& path, const MotionVector& v) {
     bool ok = true;
-    for (int i = 0; i < kMotionDim; ++i) ok = non_negative(indexed(field, i), v[i]) && ok;
+    for (int i = 0; i < kMotionDim; ++i) ok = non_negative(path.motion_row(i), v[i]) && ok;
     return ok;
   }
   // Damping of a velocity-producing behaviour: used as B·ẋ when its input is a force.
-  void behaviour_damping(const std::string& section, bool enabled, InputKind input,
+  void behaviour_damping(const FieldPath& section, bool enabled, InputKind input,
                          const MotionVector& damping) {
-    const bool ok = motion_vector_non_negative(section + ".damping", damping);
+    const bool ok = motion_vector_non_negative(section.field("damping"), damping);
     if (ok && enabled && input == InputKind::kForce && (damping.array() == 0.0).all()) {
-      add(section + ".damping",
-          " = 0 on every row, but " + section +
-              ".input is INPUT_KIND_FORCE: the behaviour's force B·ẋ would be zero; give the "
+      add(section.field("damping"),
+          " = 0 on every row, but " + section.field("input").to_string() +
+              " is INPUT_KIND_FORCE: the behaviour's force B·ẋ would be zero; give the "
               "rows it should drive a damping > 0");
     }
   }
-  bool joint_range_fraction(const std::string& field, int joint, double v, bool closed,
+  bool joint_range_fraction(const FieldPath& path, int joint, double v, bool closed,
                             const std::string& rule) {
     const double half = half_range_[joint];
     const bool inside = closed ? v <= half : v < half;
     if (inside) return true;
     const auto& j = model_.arm().joints[static_cast<std::size_t>(joint)];
-    reject(field, v,
+    reject(path, v,
            rule + (closed ? " ≤ " : " < ") + number(half) + " rad, half the range [" +
                number(model_.lower_limits()[joint]) + ", " + number(model_.upper_limits()[joint]) +
                "] rad of joint " + std::to_string(joint + 1) + " ('" + j.name + "') of arm '" +
@@ -180,12 +180,12 @@ class Checker {
   void check_impedance() {
     const ImpedanceParameters& imp = task_.impedance;
     for (int i = 0; i < kMotionDim; ++i) {
-      const bool m = positive(indexed("impedance.mass", i), imp.mass[i]);
+      const bool m = positive(FieldPath("impedance.mass").motion_row(i), imp.mass[i]);
       const bool b =
-          positive(indexed("impedance.damping", i), imp.damping[i],
+          positive(FieldPath("impedance.damping").motion_row(i), imp.damping[i],
                    " (B⁻¹ is used by the velocity formulation, and B > 0 keeps axes without "
                    "stiffness from drifting)");
-      const bool k = non_negative(indexed("impedance.stiffness", i), imp.stiffness[i]);
+      const bool k = non_negative(FieldPath("impedance.stiffness").motion_row(i), imp.stiffness[i]);
       if (m && b && k && period_ok_) check_stability(i);
     }
   }
@@ -197,8 +197,7 @@ class Checker {
     const double b = imp.damping[i];
     const double k = imp.stiffness[i];
     const double rho = impedance_spectral_radius(imp.formulation, dt, m, b, k);
-    const std::string axis =
-        std::to_string(i) + " (" + kAxisName[static_cast<std::size_t>(i)] + ")";
+    const std::string axis = FieldPath().motion_row(i).to_string();
     const std::string params = "mass " + number(m) + " " + mass_unit(i) + ", damping " + number(b) +
                                " " + damping_unit(i) + ", stiffness " + number(k) + " " +
                                stiffness_unit(i);
@@ -210,14 +209,14 @@ class Checker {
       // term ẋ_M only slows this down, so dt·k/b < 1 is required on every axis.
       const double ratio = dt * k / b;
       if (ratio < 1.0) return;
-      add(indexed("impedance.stiffness", i),
+      add(FieldPath("impedance.stiffness").motion_row(i),
           " = " + number(k) + ": the velocity-level impedance update (eq. 27-31) on axis " + axis +
               " has dt·k/b = " + number(ratio) + " ≥ 1 at period_s = " + number(dt) +
               " (spectral radius |1 − dt·k/b| = " + number(rho) + "): the position error would " +
               (ratio < 2.0 ? "change sign every cycle" : "grow") +
               "; must be < 1, so the largest stable stiffness is < " + number(b / dt) + " " +
-              stiffness_unit(i) + " (b/dt), or raise impedance.damping[" + std::to_string(i) +
-              "] above " + number(dt * k) + " " + damping_unit(i) + ", or shorten period_s");
+              stiffness_unit(i) + " (b/dt), or raise " + motion_row("impedance.damping", i) +
+              " above " + number(dt * k) + " " + damping_unit(i) + ", or shorten period_s");
       return;
     }
     // Semi-implicit Euler on m·v̇ = −b·v − k·x: with β = dt·b/m and κ = dt²·k/m the
@@ -228,24 +227,24 @@ class Checker {
     const double k_max = (4.0 * m - 2.0 * dt * b) / (dt * dt);
     const double b_max = (4.0 * m - dt * dt * k) / (2.0 * dt);
     const double m_min = dt * (dt * k + 2.0 * b) / 4.0;
-    std::string field;
+    FieldPath field;
     std::string value;
     std::string remedy;
     const std::string shorter = ", or shorten period_s";
     if (k > 0.0 && k_max > 0.0) {
-      field = indexed("impedance.stiffness", i);
+      field = FieldPath("impedance.stiffness").motion_row(i);
       value = number(k);
       remedy = "the largest stable stiffness is < " + number(k_max) + " " + stiffness_unit(i) +
-               ", or raise impedance.mass[" + std::to_string(i) + "] above " + number(m_min) + " " +
+               ", or raise " + motion_row("impedance.mass", i) + " above " + number(m_min) + " " +
                mass_unit(i) + shorter;
     } else if (b_max > 0.0) {
-      field = indexed("impedance.damping", i);
+      field = FieldPath("impedance.damping").motion_row(i);
       value = number(b);
       remedy = "the largest stable damping is < " + number(b_max) + " " + damping_unit(i) +
-               ", or raise impedance.mass[" + std::to_string(i) + "] above " + number(m_min) + " " +
+               ", or raise " + motion_row("impedance.mass", i) + " above " + number(m_min) + " " +
                mass_unit(i) + shorter;
     } else {
-      field = indexed("impedance.mass", i);
+      field = FieldPath("impedance.mass").motion_row(i);
       value = number(m);
       remedy = "the smallest stable mass is > " + number(m_min) + " " + mass_unit(i) + shorter;
     }
@@ -260,7 +259,7 @@ class Checker {
     const bool tw = motion_vector_non_negative("resolver.task_weights", r.task_weights);
     bool jw = true;
     for (int i = 0; i < kArmDof; ++i) {
-      jw = non_negative(indexed("resolver.joint_weights", i), r.joint_weights[i]) && jw;
+      jw = non_negative(FieldPath("resolver.joint_weights").joint(i), r.joint_weights[i]) && jw;
     }
     check_configuration_control();
     check_optimality_count();
@@ -276,7 +275,7 @@ class Checker {
     if (jw && (r.joint_weights.array() == 0.0).all()) {
       for (int i = 0; i < kMotionDim; ++i) {
         if (r.task_weights[i] != 0.0) continue;
-        add(indexed("resolver.task_weights", i),
+        add(FieldPath("resolver.task_weights").motion_row(i),
             " = 0 while every resolver.joint_weights is 0: Jᵀ·W_t·J (eq. 13) then has rank < 7 "
             "in every configuration and the resolver would command no motion; give this row a "
             "weight > 0 or the joints weights > 0");
@@ -287,48 +286,50 @@ class Checker {
 
   void check_configuration_control() {
     const ConfigurationControlParameters& c = task_.resolver.configuration_control;
-    const std::string section = "resolver.configuration_control.functions";
+    const FieldPath section("resolver.configuration_control.functions");
     if (c.functions.size() > kMaxKinematicFunctions) {
       add(section, ": " + std::to_string(c.functions.size()) + " functions: at most " +
                        std::to_string(kMaxKinematicFunctions) + " are supported");
     }
     if (task_.resolver.kind == ResolverKind::kConfigurationControl && c.functions.empty()) {
-      add(section, ": none, but resolver.kind is RESOLVER_KIND_CONFIGURATION_CONTROL: the "
-                   "arm has one redundant degree of freedom, so give at least one kinematic "
-                   "function (e.g. KINEMATIC_FUNCTION_KIND_ARM_ANGLE)");
+      add(section,
+          ": none, but resolver.kind is RESOLVER_KIND_CONFIGURATION_CONTROL: the "
+          "arm has one redundant degree of freedom, so give at least one kinematic "
+          "function (e.g. KINEMATIC_FUNCTION_KIND_ARM_ANGLE)");
     }
     for (std::size_t k = 0; k < c.functions.size(); ++k) {
       const KinematicFunctionParameters& f = c.functions[k];
-      const std::string path = indexed(section, static_cast<int>(k));
-      non_negative(path + ".weight", f.weight);
-      non_negative(path + ".gain", f.gain);
+      const FieldPath path = section.element(static_cast<int>(k));
+      non_negative(path.field("weight"), f.weight);
+      non_negative(path.field("gain"), f.gain);
       if ((f.kind == KinematicFunctionKind::kArmPoint ||
            f.kind == KinematicFunctionKind::kJointLock) &&
           (f.joint < 0 || f.joint >= kArmDof)) {
-        add(path + ".joint", " = " + std::to_string(f.joint) + ": must be a joint index in [0, " +
-                                 std::to_string(kArmDof - 1) + "]");
+        add(path.field("joint"), " = " + std::to_string(f.joint) +
+                                     ": must be a joint index in [0, " +
+                                     std::to_string(kArmDof - 1) + "]");
       }
-      finite(path + ".offset", f.offset);
-      finite(path + ".target", f.target);
+      finite(path.field("offset"), f.offset);
+      finite(path.field("target"), f.target);
       for (int i = 0; i < 3; ++i) {
         const double a = f.axes[i];
         if (a != 0.0 && a != 1.0) {
-          reject(path + ".axes." + kComponent[i], a, "must be 0 (free) or 1 (controlled)");
+          reject(path.field("axes").component(i), a, "must be 0 (free) or 1 (controlled)");
         }
       }
-      for (int i = 0; i < kArmDof; ++i) finite(indexed(path + ".desired", i), f.desired[i]);
+      for (int i = 0; i < kArmDof; ++i) finite(path.field("desired").joint(i), f.desired[i]);
       double previous = -kUnbounded;
       for (std::size_t j = 0; j < f.weights.size(); ++j) {
-        const std::string kp = indexed(path + ".weights", static_cast<int>(j));
+        const FieldPath kp = path.field("weights").element(static_cast<int>(j));
         const double t = f.weights[j].time;
-        if (finite(kp + ".time_s", t) && !(t > previous)) {
-          reject(kp + ".time_s", t,
+        if (finite(kp.field("time_s"), t) && !(t > previous)) {
+          reject(kp.field("time_s"), t,
                  "must be greater than the previous knot's " + number(previous) +
                      " s (knots strictly increasing in time)");
         }
         previous = t;
         for (int i = 0; i < kArmDof; ++i) {
-          non_negative(indexed(kp + ".weights", i), f.weights[j].weights[i]);
+          non_negative(kp.field("weights").joint(i), f.weights[j].weights[i]);
         }
       }
     }
@@ -364,52 +365,52 @@ class Checker {
 
   void check_constrained_optimisation() {
     const ConstrainedOptimisationParameters& c = task_.resolver.constrained_optimisation;
-    const std::string section = "resolver.constrained_optimisation";
+    const FieldPath section("resolver.constrained_optimisation");
     for (int i = 0; i < kArmDof; ++i) {
-      const bool a = non_negative(indexed(section + ".alpha", i), c.alpha[i]);
-      const bool b = non_negative(indexed(section + ".beta", i), c.beta[i]);
-      const bool g = non_negative(indexed(section + ".gamma", i), c.gamma[i]);
+      const bool a = non_negative(section.field("alpha").joint(i), c.alpha[i]);
+      const bool b = non_negative(section.field("beta").joint(i), c.beta[i]);
+      const bool g = non_negative(section.field("gamma").joint(i), c.gamma[i]);
       if (a && b && g && !(c.alpha[i] + c.beta[i] + c.gamma[i] > 0.0)) {
-        add(indexed(section + ".alpha", i),
+        add(section.field("alpha").joint(i),
             " = 0 with beta and gamma also 0 for this joint: at least one must be > 0, or the "
             "quadratic has no unique minimum in that joint");
       }
-      finite(indexed(section + ".q_ref", i), c.q_ref[i]);
+      finite(section.field("q_ref").joint(i), c.q_ref[i]);
     }
-    positive(section + ".max_translation_m", c.max_translation);
-    positive(section + ".max_rotation_rad", c.max_rotation);
-    positive(section + ".max_arm_angle_rad", c.max_arm_angle);
-    positive(section + ".weight_p", c.weight_p);
-    positive(section + ".tolerance_rad", c.tolerance);
-    positive(section + ".feasibility_tolerance", c.feasibility_tolerance);
-    count_in_range(section + ".max_iterations", c.max_iterations, 1, 1000);
+    positive(section.field("max_translation_m"), c.max_translation);
+    positive(section.field("max_rotation_rad"), c.max_rotation);
+    positive(section.field("max_arm_angle_rad"), c.max_arm_angle);
+    positive(section.field("weight_p"), c.weight_p);
+    positive(section.field("tolerance_rad"), c.tolerance);
+    positive(section.field("feasibility_tolerance"), c.feasibility_tolerance);
+    count_in_range(section.field("max_iterations"), c.max_iterations, 1, 1000);
     if (!(c.warn_below_p >= 0.0 && c.warn_below_p <= 1.0)) {
-      reject(section + ".warn_below_p", c.warn_below_p, "must be in [0, 1]");
+      reject(section.field("warn_below_p"), c.warn_below_p, "must be in [0, 1]");
     }
   }
 
   void check_shake() {
     const ShakeParameters& s = task_.resolver.shake;
-    const std::string section = "resolver.shake";
-    count_in_range(section + ".trials", s.trials, 1, kMaxShakeTrials);
-    positive(section + ".step_m", s.step);
-    non_negative(section + ".temperature", s.temperature);
-    positive(section + ".shake_tolerance_m", s.shake_tolerance);
-    count_in_range(section + ".shake_iterations", s.shake_iterations, 1, 1000);
-    non_negative(section + ".obstacle_weight", s.obstacle_weight);
-    non_negative(section + ".velocity_weight", s.velocity_weight);
-    non_negative(section + ".acceleration_weight", s.acceleration_weight);
-    non_negative(section + ".reference_weight", s.reference_weight);
+    const FieldPath section("resolver.shake");
+    count_in_range(section.field("trials"), s.trials, 1, kMaxShakeTrials);
+    positive(section.field("step_m"), s.step);
+    non_negative(section.field("temperature"), s.temperature);
+    positive(section.field("shake_tolerance_m"), s.shake_tolerance);
+    count_in_range(section.field("shake_iterations"), s.shake_iterations, 1, 1000);
+    non_negative(section.field("obstacle_weight"), s.obstacle_weight);
+    non_negative(section.field("velocity_weight"), s.velocity_weight);
+    non_negative(section.field("acceleration_weight"), s.acceleration_weight);
+    non_negative(section.field("reference_weight"), s.reference_weight);
     for (int i = 0; i < kArmDof; ++i) {
-      finite(indexed(section + ".q_reference", i), s.q_reference[i]);
+      finite(section.field("q_reference").joint(i), s.q_reference[i]);
     }
-    non_negative(section + ".arm_angle_weight", s.arm_angle_weight);
-    const bool period_ok = non_negative(section + ".period_s", s.period);
-    non_negative(section + ".periodic_weight", s.periodic_weight);
-    positive(section + ".periodic_ramp_s", s.periodic_ramp);
+    non_negative(section.field("arm_angle_weight"), s.arm_angle_weight);
+    const bool period_ok = non_negative(section.field("period_s"), s.period);
+    non_negative(section.field("periodic_weight"), s.periodic_weight);
+    positive(section.field("periodic_ramp_s"), s.periodic_ramp);
     if (period_ok && period_ok_ && s.period > 0.0 &&
         s.period / task_.period > static_cast<double>(kMaxShakePeriodSteps)) {
-      reject(section + ".period_s", s.period,
+      reject(section.field("period_s"), s.period,
              "must be ≤ " + number(kMaxShakePeriodSteps * task_.period) + " s (" +
                  std::to_string(kMaxShakePeriodSteps) +
                  " control periods: the ring buffer of one period is allocated up front)");
@@ -419,18 +420,18 @@ class Checker {
   void check_obstacle_avoidance() {
     const ObstacleAvoidanceParameters& o = task_.obstacle_avoidance;
     if (o.obstacles.size() > kMaxObstacles) {
-      add("obstacle_avoidance.obstacles",
-          ": " + std::to_string(o.obstacles.size()) + " obstacles: at most " +
-              std::to_string(kMaxObstacles) + " are supported");
+      add("obstacle_avoidance.obstacles", ": " + std::to_string(o.obstacles.size()) +
+                                              " obstacles: at most " +
+                                              std::to_string(kMaxObstacles) + " are supported");
     }
     for (std::size_t k = 0; k < o.obstacles.size(); ++k) {
-      const std::string field = indexed("obstacle_avoidance.obstacles", static_cast<int>(k));
-      finite(field + ".centre", o.obstacles[k].centre);
-      non_negative(field + ".radius_m", o.obstacles[k].radius);
-      positive(field + ".influence_m", o.obstacles[k].influence);
+      const FieldPath path = FieldPath("obstacle_avoidance.obstacles").element(static_cast<int>(k));
+      finite(path.field("centre"), o.obstacles[k].centre);
+      non_negative(path.field("radius_m"), o.obstacles[k].radius);
+      positive(path.field("influence_m"), o.obstacles[k].influence);
     }
     for (int i = 0; i < kArmDof; ++i) {
-      non_negative(indexed("obstacle_avoidance.link_radius", i), o.link_radius[i]);
+      non_negative(FieldPath("obstacle_avoidance.link_radius").joint(i), o.link_radius[i]);
     }
     non_negative("obstacle_avoidance.recovery", o.recovery);
     non_negative("obstacle_avoidance.behaviour_gain", o.behaviour_gain);
@@ -470,20 +471,22 @@ class Checker {
     bool previous_ok = false;
     for (std::size_t j = 0; j < t.waypoints.size(); ++j) {
       const Waypoint& w = t.waypoints[j];
-      const std::string path = indexed("trajectory.waypoints", static_cast<int>(j));
-      const bool time_ok = finite(path + ".time_s", w.time);
+      const FieldPath waypoints("trajectory.waypoints");
+      const FieldPath path = waypoints.element(static_cast<int>(j));
+      const bool time_ok = finite(path.field("time_s"), w.time);
       if (time_ok && j == 0 && w.time < 0.0) {
-        reject(path + ".time_s", w.time, "must be ≥ 0 s (time since the task started)");
+        reject(path.field("time_s"), w.time, "must be ≥ 0 s (time since the task started)");
       }
       if (time_ok && previous_ok && w.time <= previous) {
-        reject(path + ".time_s", w.time,
-               "must be > trajectory.waypoints[" + std::to_string(j - 1) +
-                   "].time_s = " + number(previous) + " (times strictly increasing)");
+        reject(path.field("time_s"), w.time,
+               "must be > " +
+                   waypoints.element(static_cast<int>(j - 1)).field("time_s").to_string() + " = " +
+                   number(previous) + " (times strictly increasing)");
       }
       previous = w.time;
       previous_ok = time_ok;
-      frame(path + ".pose", w.pose);
-      finite(path + ".arm_angle_rad", w.arm_angle);
+      frame(path.field("pose"), w.pose);
+      finite(path.field("arm_angle_rad"), w.arm_angle);
     }
     if (t.enabled && t.waypoints.empty()) {
       add("trajectory.waypoints",
@@ -496,8 +499,7 @@ class Checker {
     frame("spring_trajectory.destination", s.destination);
     finite("spring_trajectory.arm_angle_rad", s.arm_angle);
     for (int i = 0; i < 3; ++i) {
-      bound(std::string("spring_trajectory.max_translation.") + kComponent[i], s.max_translation[i],
-            "m");
+      bound(FieldPath("spring_trajectory.max_translation").component(i), s.max_translation[i], "m");
     }
     bound("spring_trajectory.max_rotation_rad", s.max_rotation, "rad");
     bound("spring_trajectory.max_arm_angle_rad", s.max_arm_angle, "rad");
@@ -526,39 +528,38 @@ class Checker {
 
   void check_force_control() {
     const Vector6& w = task_.force_control.reference_wrench;
-    force_ok_ = finite("force_control.reference_wrench.force", Vector3(w.head<3>()));
-    force_ok_ = finite("force_control.reference_wrench.torque", Vector3(w.tail<3>())) && force_ok_;
+    force_ok_ = finite(FieldPath("force_control.reference_wrench.force"), Vector3(w.head<3>()));
+    force_ok_ = finite(FieldPath("force_control.reference_wrench.torque"), Vector3(w.tail<3>())) &&
+                force_ok_;
   }
 
   void check_joint_limit_avoidance() {
     const JointLimitAvoidanceParameters& j = task_.joint_limit_avoidance;
     for (int i = 0; i < kArmDof; ++i) {
-      const std::string zone = indexed("joint_limit_avoidance.zone", i);
+      const FieldPath zone = FieldPath("joint_limit_avoidance.zone").joint(i);
       zone_ok_[i] = positive(zone, j.zone[i]) &&
                     (!j.enabled || joint_range_fraction(zone, i, j.zone[i], true, "must be"));
-      non_negative(indexed("joint_limit_avoidance.gain", i), j.gain[i]);
+      non_negative(FieldPath("joint_limit_avoidance.gain").joint(i), j.gain[i]);
     }
     behaviour_damping("joint_limit_avoidance", j.enabled, j.input, j.damping);
   }
 
-  void check_singularity(const std::string& section, double r_min, double r_max, double gain) {
-    const bool min_ok = non_negative(section + ".r_min_m", r_min);
-    const bool max_ok = positive(section + ".r_max_m", r_max);
+  void check_singularity(const FieldPath& section, double r_min, double r_max, double gain) {
+    const bool min_ok = non_negative(section.field("r_min_m"), r_min);
+    const bool max_ok = positive(section.field("r_max_m"), r_max);
     if (min_ok && max_ok && r_min >= r_max) {
-      reject(section + ".r_min_m", r_min,
-             "must be < " + section + ".r_max_m = " + number(r_max) +
+      reject(section.field("r_min_m"), r_min,
+             "must be < " + section.field("r_max_m").to_string() + " = " + number(r_max) +
                  " (the regular region [r_min, r_max] must not be empty)");
     }
-    non_negative(section + ".gain", gain);
+    non_negative(section.field("gain"), gain);
   }
 
   void check_dither() {
     const DitherParameters& d = task_.dither;
-    static constexpr std::array<const char*, 2> kPart = {"linear", "angular"};
     for (int i = 0; i < 6; ++i) {
-      non_negative(std::string("dither.amplitude.") + kPart[static_cast<std::size_t>(i / 3)] + "." +
-                       kComponent[static_cast<std::size_t>(i % 3)],
-                   d.amplitude[i], " (peak speed; the wave's phase is fixed)");
+      non_negative(FieldPath("dither.amplitude").twist_row(i), d.amplitude[i],
+                   " (peak speed; the wave's phase is fixed)");
     }
     if (period_ok_ && d.enabled) {
       const double min = 2.0 * task_.period;
@@ -611,9 +612,9 @@ class Checker {
                  " (the allowed window must not be empty)");
     }
     for (int i = 0; i < kArmDof; ++i) {
-      const std::string field = indexed("bounds.joint_limit_margin", i);
-      margin_ok_[i] = non_negative(field, b.joint_limit_margin[i]) &&
-                      joint_range_fraction(field, i, b.joint_limit_margin[i], false, "must be");
+      const FieldPath margin = FieldPath("bounds.joint_limit_margin").joint(i);
+      margin_ok_[i] = non_negative(margin, b.joint_limit_margin[i]) &&
+                      joint_range_fraction(margin, i, b.joint_limit_margin[i], false, "must be");
     }
     if (b.max_consecutive_overruns < 1) {
       add("bounds.max_consecutive_overruns",
@@ -643,14 +644,13 @@ class Checker {
       for (int i = 0; i < 6; ++i) {
         const double k = t.impedance.stiffness[i];
         if (w[i] == 0.0 || k == 0.0 || !std::isfinite(k)) continue;
-        add(std::string("force_control.reference_wrench.") + (i < 3 ? "force." : "torque.") +
-                kComponent[static_cast<std::size_t>(i % 3)],
-            " = " + number(w[i]) + " with impedance.stiffness[" + std::to_string(i) +
-                "] = " + number(k) +
+        add(FieldPath("force_control.reference_wrench").wrench_row(i),
+            " = " + number(w[i]) + " with " + motion_row("impedance.stiffness", i) + " = " +
+                number(k) +
                 ": exact force tracking (seed eq. 15-17) needs stiffness 0 on that axis; with "
                 "K > 0 the force settles at F_r − K·(x_c − x_r) and the stiffness fights the "
-                "force set point; set impedance.stiffness[" +
-                std::to_string(i) + "] to 0");
+                "force set point; set " +
+                motion_row("impedance.stiffness", i) + " to 0");
       }
       const double f = w.head<3>().norm();
       const double tau = w.tail<3>().norm();
@@ -708,9 +708,8 @@ class Checker {
         const double zone = t.joint_limit_avoidance.zone[i];
         const double margin = b.joint_limit_margin[i];
         if (!zone_ok_[i] || !margin_ok_[i] || margin == 0.0 || zone > margin) continue;
-        reject(indexed("joint_limit_avoidance.zone", i), zone,
-               "must be > bounds.joint_limit_margin[" + std::to_string(i) +
-                   "] = " + number(margin) +
+        reject(FieldPath("joint_limit_avoidance.zone").joint(i), zone,
+               "must be > " + joint("bounds.joint_limit_margin", i) + " = " + number(margin) +
                    " rad, or the bound stops the arm before the avoidance pushes it back");
       }
     }
@@ -741,6 +740,14 @@ std::string summary(const std::string& task_name, const std::vector<ValidationIs
 }
 
 }  // namespace
+
+ValidationIssue placed(ValidationIssue issue, SourcePosition position) {
+  // The message starts with the path as it is now; only that prefix changes.
+  const std::string rest = issue.message.substr(issue.path.to_string().size());
+  issue.path = issue.path.at(std::move(position));
+  issue.message = issue.path.to_string() + rest;
+  return issue;
+}
 
 TaskValidationError::TaskValidationError(const std::string& task_name,
                                          std::vector<ValidationIssue> issues)

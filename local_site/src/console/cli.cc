@@ -178,23 +178,18 @@ ArmModel arm_option(const std::string& name) {
   }
 }
 
-// Loads and validates a task file; problems are reported to `err` and end in InvalidTask.
+// Loads and validates a task file; problems are reported to `err`, each at its place in the
+// file (file:line:column), and end in InvalidTask.
 TaskParameters load_valid_task(const std::string& path, const std::string& arm_name,
                                std::ostream& err) {
-  TaskParameters task;
   try {
-    task = proto::load_task_file(path);
+    return proto::load_valid_task_file(path, KinematicModel(load_preview_arm(arm_name)));
   } catch (const proto::ConversionError& e) {
     err << "tether: " << e.what() << '\n';
-    throw InvalidTask{};
-  }
-  try {
-    require_valid_task(task, KinematicModel(arm_option(arm_name)));
   } catch (const TaskValidationError& e) {
     print_issues(err, path, e);
-    throw InvalidTask{};
   }
-  return task;
+  throw InvalidTask{};
 }
 
 PreviewOptions preview_options(const Parsed& args) {
@@ -339,12 +334,12 @@ int cmd_start(Context& c) {
   const auto end = begin + std::chrono::duration<double>(wait);
   // The loop picks the task up at its next cycle, so the first replies may still show the
   // previous state; only a stop of this task ends the wait early.
-  SiteState state = SiteState::kUnspecified;
+  ExecutorState state = ExecutorState::kUnspecified;
   SiteStatus s = site.status();
   for (;;) {
     const bool this_task = s.task_id == id;
     if (this_task) state = s.state;
-    if ((this_task && (s.state == SiteState::kStopping || s.state == SiteState::kStopped)) ||
+    if ((this_task && (s.state == ExecutorState::kStopping || s.state == ExecutorState::kStopped)) ||
         std::chrono::steady_clock::now() >= end) {
       break;
     }
@@ -372,9 +367,9 @@ int cmd_start(Context& c) {
 
 int cmd_stop(Context& c) {
   RemoteSiteClient site = client(c);
-  SiteState state = site.stop();
+  ExecutorState state = site.stop();
   // The reply may predate the loop's next cycle; give it a moment to take the stop.
-  for (int k = 0; k < 10 && state == SiteState::kRunning; ++k) {
+  for (int k = 0; k < 10 && state == ExecutorState::kRunning; ++k) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     state = site.status().state;
   }

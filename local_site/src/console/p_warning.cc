@@ -6,7 +6,7 @@
 namespace tether::local {
 
 std::optional<std::string> AchievedFractionWarning::update(const TelemetrySample& s) {
-  if (s.state != SiteState::kRunning) {
+  if (s.state != ExecutorState::kRunning) {
     if (!low_) return std::nullopt;
     low_ = false;
     return std::string("p warning cleared: the task is no longer running");

@@ -3,29 +3,26 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 
 #include "tether/common/kinematics.h"
+#include "tether/common/units.h"
 #include "tether/common/urdf_loader.h"
-#include "tether/remote/sim/simulated_arm.h"
+#include "tether/common/vocabulary.h"
 #include "tether/remote/bounds/bounds_monitor.h"
 #include "tether/remote/loop/task_runner.h"
+#include "tether/remote/sim/scene.h"
+#include "tether/remote/sim/simulated_arm.h"
 
 namespace tether::local {
 namespace {
 
 constexpr double kDefaultDuration = 5.0;  // [s] without a trajectory to follow
 constexpr double kAfterTrajectory = 1.0;  // [s] to settle after the last waypoint
-constexpr double kRadToDeg = 180.0 / M_PI;
-
 remote::SceneKind scene_kind(const std::string& name) {
-  if (name == "free") return remote::SceneKind::kFreeSpace;
-  if (name == "door") return remote::SceneKind::kDoor;
-  if (name == "wall") return remote::SceneKind::kWall;
-  if (name == "obstacles") return remote::SceneKind::kObstacles;
-  if (name == "proximity") return remote::SceneKind::kProximityTarget;
-  throw std::invalid_argument("scene '" + name +
-                              "': expected free, door, wall, obstacles or proximity");
+  if (const std::optional<remote::SceneKind> scene = remote::scene_from_name(name)) return *scene;
+  throw std::invalid_argument("scene '" + name + "': expected " + remote::kSceneNames);
 }
 
 std::string format(const char* pattern, double a, double b = 0.0, double c = 0.0) {
@@ -37,9 +34,12 @@ std::string format(const char* pattern, double a, double b = 0.0, double c = 0.0
 }  // namespace
 
 ArmModel load_preview_arm(const std::string& name) {
-  if (name == "iiwa7") return load_default_arm();
-  if (name == "panda") return load_panda_arm();
-  throw std::invalid_argument("arm '" + name + "': expected iiwa7 or panda");
+  // Only the shipped arms: load_arm_by_name reads any other name as a URDF file, which also
+  // needs its base and tool links, and the console takes neither.
+  if (name != "iiwa7" && name != "panda") {
+    throw std::invalid_argument("arm '" + name + "': expected iiwa7 or panda");
+  }
+  return load_arm_by_name(name, UrdfLoadOptions{});
 }
 
 void check_preview_scene(const std::string& name) { scene_kind(name); }
@@ -88,14 +88,14 @@ PreviewReport preview_task(const TaskParameters& task, const PreviewOptions& opt
   report.scene = options.scene;
   report.duration = duration;
   report.cycles = record.cycles;
-  report.final_state = remote::to_string(record.final_state);
+  report.final_state = to_string(record.final_state);
   report.peak_force = record.peak_force;
   report.peak_torque = record.peak_torque;
   report.teleoperation_enabled = task.teleoperation.enabled;
   report.teleoperation_only = teleoperation_only(task);
   if (record.breach) {
     PredictedBreach b;
-    b.cause = remote::to_string(record.breach.cause);
+    b.cause = to_string(record.breach.cause);
     b.description = remote::describe(record.breach);
     b.value = record.breach.value;
     b.bound = record.breach.bound;

@@ -7,13 +7,13 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "tether/common/units.h"
 #include "tether/remote/report/plot.h"
 
 namespace tether::local {
 namespace {
 
 constexpr int kAuxColumns = 4;
-constexpr double kRadToDeg = 180.0 / M_PI;
 const char* const kTextColumns[] = {"state", "task", "breach", "resolver"};
 
 bool is_text_column(const std::string& name) {

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "tether/common/units.h"
 #include "tether/local/console/p_warning.h"
 #include "tether/local/link/remote_site_client.h"
 #include "tether/local/teleop/teleop_session.h"
@@ -64,7 +65,7 @@ class SiteWatch {
   void run() {
     TelemetrySample sample;
     AchievedFractionWarning p_warning;
-    SiteState state = SiteState::kUnspecified;
+    ExecutorState state = ExecutorState::kUnspecified;
     std::uint64_t task = ~0ULL;
     while (!stop_.load()) {
       try {
@@ -245,7 +246,7 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
   out << line;
   out << "  remote state      " << to_string(r.last.state)
       << (r.last.breach ? " (" + r.last.breach.description + ")" : std::string()) << "\n";
-  out << "  door/aux angle    " << teleop_watch->last_aux0() * 180.0 / M_PI << " deg\n";
+  out << "  door/aux angle    " << teleop_watch->last_aux0() * kRadToDeg << " deg\n";
   out << "  stream            " << r.stream_status << std::endl;
   if (!options.report_path.empty()) {
     std::ofstream report(options.report_path);
@@ -255,7 +256,7 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
            << "\nlatency_p50_ms " << ms(r.latency_p50) << "\nlatency_p99_ms " << ms(r.latency_p99)
            << "\nlatency_max_ms " << ms(r.latency_max) << "\npeak_force_n " << r.peak_force
            << "\npeak_torque_nm " << r.peak_torque << "\nfinal_state " << to_string(r.last.state)
-           << "\naux0_deg " << teleop_watch->last_aux0() * 180.0 / M_PI << "\n";
+           << "\naux0_deg " << teleop_watch->last_aux0() * kRadToDeg << "\n";
   }
   if (breached) return 3;
   return r.ok || r.stream_status.empty() ? 0 : 1;

@@ -180,9 +180,9 @@ std::uint64_t RemoteSiteClient::start(const std::string& name) {
   return impl_->call("StartTask", &v1::RemoteSite::Stub::StartTask, request).task_id();
 }
 
-SiteState RemoteSiteClient::stop() {
-  return wire::to_domain(
-      impl_->call("Stop", &v1::RemoteSite::Stub::Stop, v1::StopRequest{}).state());
+ExecutorState RemoteSiteClient::stop() {
+  return proto::to_executor_state(
+      impl_->call("Stop", &v1::RemoteSite::Stub::Stop, v1::StopRequest{}).state(), "state");
 }
 
 ResetResult RemoteSiteClient::reset() {

@@ -8,69 +8,26 @@
 namespace tether::local::wire {
 namespace {
 
-using proto::ConversionError;
+using proto::NonFinite;
 
+// A reply may leave a joint vector out (zeros then); one that is there has all 7 values.
 JointVector joints(const v1::JointVector& message, const std::string& path) {
   if (message.values_size() == 0) return JointVector::Zero();
-  if (message.values_size() != kArmDof) {
-    throw ConversionError(path + ".values: " + std::to_string(message.values_size()) +
-                          " values, expected " + std::to_string(kArmDof) + " (or none)");
-  }
-  JointVector q;
-  for (int i = 0; i < kArmDof; ++i) q[i] = message.values(i);
-  return q;
-}
-
-Vector3 vector3(const v1::Vector3& v) { return {v.x(), v.y(), v.z()}; }
-
-MotionVector motion(const v1::MotionVector& m) {
-  MotionVector out;
-  out << vector3(m.translation()), vector3(m.rotation()), m.arm_angle();
-  return out;
-}
-
-Vector6 wrench(const v1::Wrench& w) {
-  Vector6 out;
-  out << vector3(w.force()), vector3(w.torque());
-  return out;
-}
-
-// The domain enums are numbered like the wire enums; anything beyond the last known value
-// comes from a newer schema and is refused rather than guessed.
-template <typename Domain>
-Domain checked_enum(int value, int last, const char* path) {
-  if (value < 0 || value > last) {
-    throw ConversionError(std::string(path) + " = " + std::to_string(value) +
-                          ": unknown value (this console knows 0.." + std::to_string(last) + ")");
-  }
-  return static_cast<Domain>(value);
+  return proto::to_joint_vector(message, path, NonFinite::kKeep);
 }
 
 void behaviours_to_domain(const google::protobuf::RepeatedField<int>& in,
                           std::vector<Behaviour>& out) {
   out.clear();
   out.reserve(static_cast<std::size_t>(in.size()));
-  for (int b : in) out.push_back(checked_enum<Behaviour>(b, v1::Behaviour_MAX, "behaviours"));
+  for (int b : in) out.push_back(proto::to_behaviour(static_cast<v1::Behaviour>(b), "behaviours"));
 }
 
 }  // namespace
 
-SiteState to_domain(v1::ExecutorState state) {
-  return checked_enum<SiteState>(state, v1::ExecutorState_MAX, "state");
-}
-BreachCause to_domain(v1::BreachCause cause) {
-  return checked_enum<BreachCause>(cause, v1::BreachCause_MAX, "breach.cause");
-}
-Behaviour to_domain(v1::Behaviour behaviour) {
-  return checked_enum<Behaviour>(behaviour, v1::Behaviour_MAX, "behaviour");
-}
-v1::ExecutorState to_wire(SiteState state) { return static_cast<v1::ExecutorState>(state); }
-v1::BreachCause to_wire(BreachCause cause) { return static_cast<v1::BreachCause>(cause); }
-v1::Behaviour to_wire(Behaviour behaviour) { return static_cast<v1::Behaviour>(behaviour); }
-
 Breach to_domain(const v1::Breach& breach) {
   Breach out;
-  out.cause = to_domain(breach.cause());
+  out.cause = proto::to_breach_cause(breach.cause(), "breach.cause");
   out.description = breach.description();
   out.value = breach.value();
   out.bound = breach.bound();
@@ -95,7 +52,7 @@ SiteStatus to_domain(const v1::SiteStatus& status) {
   out.site = status.site();
   out.arm = status.arm();
   out.arm_link = status.arm_link();
-  out.state = to_domain(status.state());
+  out.state = proto::to_executor_state(status.state(), "state");
   out.task_id = status.task_id();
   out.task_name = status.task_name();
   out.breach = to_domain(status.breach());
@@ -122,18 +79,18 @@ TelemetrySample to_domain(const v1::Telemetry& t) {
   out.cycle = t.cycle();
   out.arm_time = t.arm_time_s();
   out.task_time = t.task_time_s();
-  out.state = to_domain(t.state());
+  out.state = proto::to_executor_state(t.state(), "state");
   out.task_id = t.task_id();
   out.task_name = t.task_name();
   out.commanded_joints = joints(t.commanded_joints(), "commanded_joints");
   out.measured_joints = joints(t.measured_joints(), "measured_joints");
-  out.motion_position = vector3(t.motion_position());
+  out.motion_position = proto::to_vector3(t.motion_position(), "motion_position", NonFinite::kKeep);
   out.arm_angle = t.arm_angle_rad();
-  out.error = motion(t.error());
-  out.velocity = motion(t.velocity());
-  out.force = motion(t.force());
-  out.wrench = wrench(t.wrench());
-  out.wrench_error = wrench(t.wrench_error());
+  out.error = proto::to_motion_vector(t.error(), "error", NonFinite::kKeep);
+  out.velocity = proto::to_motion_vector(t.velocity(), "velocity", NonFinite::kKeep);
+  out.force = proto::to_motion_vector(t.force(), "force", NonFinite::kKeep);
+  out.wrench = proto::to_wrench(t.wrench(), "wrench", NonFinite::kKeep);
+  out.wrench_error = proto::to_wrench(t.wrench_error(), "wrench_error", NonFinite::kKeep);
   out.joint_weight = t.joint_weight();
   behaviours_to_domain(t.behaviours(), out.behaviours);
   out.breach = to_domain(t.breach());
@@ -153,7 +110,7 @@ TelemetrySample to_domain(const v1::Telemetry& t) {
 }
 
 void to_wire(const Breach& breach, v1::Breach* out) {
-  out->set_cause(to_wire(breach.cause));
+  out->set_cause(proto::from_breach_cause(breach.cause));
   out->set_description(breach.description);
   out->set_value(breach.value);
   out->set_bound(breach.bound);
@@ -180,7 +137,7 @@ void to_wire(const SiteStatus& status, v1::SiteStatus* out) {
   out->set_site(status.site);
   out->set_arm(status.arm);
   out->set_arm_link(status.arm_link);
-  out->set_state(to_wire(status.state));
+  out->set_state(proto::from_executor_state(status.state));
   out->set_task_id(status.task_id);
   out->set_task_name(status.task_name);
   to_wire(status.breach, out->mutable_breach());
@@ -197,14 +154,14 @@ void to_wire(const TaskSummary& summary, v1::TaskSummary* out) {
   out->set_name(summary.name);
   out->set_revision(summary.revision);
   out->set_period_s(summary.period);
-  for (Behaviour b : summary.behaviours) out->add_behaviours(to_wire(b));
+  for (Behaviour b : summary.behaviours) out->add_behaviours(proto::from_behaviour(b));
 }
 
 void to_wire(const TelemetrySample& sample, v1::Telemetry* out) {
   out->set_cycle(sample.cycle);
   out->set_arm_time_s(sample.arm_time);
   out->set_task_time_s(sample.task_time);
-  out->set_state(to_wire(sample.state));
+  out->set_state(proto::from_executor_state(sample.state));
   out->set_task_id(sample.task_id);
   out->set_task_name(sample.task_name);
   proto::from_joint_vector(sample.commanded_joints, out->mutable_commanded_joints());
@@ -217,7 +174,7 @@ void to_wire(const TelemetrySample& sample, v1::Telemetry* out) {
   proto::from_wrench(sample.wrench, out->mutable_wrench());
   proto::from_wrench(sample.wrench_error, out->mutable_wrench_error());
   out->set_joint_weight(sample.joint_weight);
-  for (Behaviour b : sample.behaviours) out->add_behaviours(to_wire(b));
+  for (Behaviour b : sample.behaviours) out->add_behaviours(proto::from_behaviour(b));
   to_wire(sample.breach, out->mutable_breach());
   to_wire(sample.timing, out->mutable_timing());
   to_wire(sample.teleoperation, out->mutable_teleoperation());
@@ -248,9 +205,9 @@ ReflectionSample to_domain(const v1::ForceReflection& in) {
   out.task_time = in.task_time_s();
   out.applied_sequence = in.applied_sequence();
   out.mode = proto::to_teleop_mode(in.mode(), "mode");
-  out.measured = wrench(in.measured());
-  out.tracking_error = wrench(in.tracking_error());
-  out.state = to_domain(in.state());
+  out.measured = proto::to_wrench(in.measured(), "measured", NonFinite::kKeep);
+  out.tracking_error = proto::to_wrench(in.tracking_error(), "tracking_error", NonFinite::kKeep);
+  out.state = proto::to_executor_state(in.state(), "state");
   out.breach = to_domain(in.breach());
   out.teleoperation = to_domain(in.teleoperation());
   return out;

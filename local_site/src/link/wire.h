@@ -4,9 +4,11 @@
 // both directions so the conversions can be checked by round trips. The only place in
 // local_site where generated types meet domain types; include it from .cc files only.
 //
-// Replies are converted leniently — a site reports what it measured, NaN included — except
-// that a joint vector must have 0 (absent) or 7 values and enums must be known; otherwise
-// proto::ConversionError names the field.
+// Replies are converted leniently — a site reports what it measured, NaN included
+// (proto::NonFinite::kKeep) — except that a joint vector must have 0 (absent) or 7 values
+// and enums must be known; otherwise proto::ConversionError names the field. Geometry and
+// the shared enums (ExecutorState, BreachCause, Behaviour, ResolverKind, TeleopMode) go
+// through tether::proto (convert.h, task_io.h); only the ground's own types are here.
 
 #include "tether/local/hand_controller/operator_input.h"
 #include "tether/local/link/site_types.h"
@@ -14,13 +16,6 @@
 #include "tether/v1/remote_site.pb.h"
 
 namespace tether::local::wire {
-
-SiteState to_domain(v1::ExecutorState state);
-BreachCause to_domain(v1::BreachCause cause);
-Behaviour to_domain(v1::Behaviour behaviour);
-v1::ExecutorState to_wire(SiteState state);
-v1::BreachCause to_wire(BreachCause cause);
-v1::Behaviour to_wire(Behaviour behaviour);
 
 Breach to_domain(const v1::Breach& breach);
 TeleoperationCounters to_domain(const v1::TeleoperationCounters& counters);

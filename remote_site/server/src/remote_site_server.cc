@@ -17,6 +17,7 @@
 #include "control_lease.h"
 #include "task_store.h"
 #include "telemetry_hub.h"
+#include "tether/common/task/field_path.h"
 #include "tether/common/task/validation.h"
 #include "tether/proto/convert.h"
 #include "tether/proto/task_io.h"
@@ -82,14 +83,22 @@ class ParseErrors : public google::protobuf::io::ErrorCollector {
   std::string text;
 };
 
-// Sets one field of `task`, addressed by a dot path, from protobuf text format.
-void set_field(v1::TaskParameters& task, const std::string& path, const std::string& value) {
+// Sets the field of `task` spelt `spelled` (FieldPath, e.g. "impedance.mass.rotation.x")
+// from protobuf text format: a number, an enum name, or a message's fields ("x: 1 y: 2").
+// A list (repeated field) is set through the message that holds it. Errors start with the
+// path as given, in the spelling of every other message about a task parameter.
+void set_field(v1::TaskParameters& task, const std::string& spelled, const std::string& value) {
+  const std::optional<FieldPath> path = FieldPath::parse(spelled);
+  if (!path) {
+    throw proto::ConversionError("path = '" + spelled +
+                                 "': not a field path; spell it as in the task file, e.g. "
+                                 "impedance.mass.rotation.x");
+  }
   google::protobuf::Message* message = &task;
-  std::size_t begin = 0;
-  std::string walked;
-  while (true) {
-    const std::size_t dot = path.find('.', begin);
-    const std::string name = path.substr(begin, dot == std::string::npos ? dot : dot - begin);
+  FieldPath walked;
+  const std::vector<FieldPath::Segment>& segments = path->segments();
+  for (std::size_t s = 0; s < segments.size(); ++s) {
+    const std::string& name = segments[s].name;
     const google::protobuf::Descriptor* descriptor = message->GetDescriptor();
     const google::protobuf::FieldDescriptor* field = descriptor->FindFieldByName(name);
     if (field == nullptr) {
@@ -97,16 +106,21 @@ void set_field(v1::TaskParameters& task, const std::string& path, const std::str
       for (int i = 0; i < descriptor->field_count(); ++i) {
         names += (i ? ", " : "") + descriptor->field(i)->name();
       }
-      throw proto::ConversionError("path = '" + path +
-                                   "': " + (walked.empty() ? "the task" : walked) +
-                                   " has no field '" + name + "'; fields: " + names);
+      throw proto::ConversionError(
+          *path, ": " + (walked.empty() ? std::string("the task") : walked.to_string()) +
+                     " has no field '" + name + "'; fields: " + names);
     }
-    walked += (walked.empty() ? "" : ".") + name;
+    const FieldPath holder = walked;
+    walked = walked.field(name);
     if (field->is_repeated()) {
-      throw proto::ConversionError("path = '" + path + "': '" + walked +
-                                   "' is a list; set the message that holds it");
+      throw proto::ConversionError(*path, ": " + walked.to_string() +
+                                              " is a list; set the message that holds it, " +
+                                              holder.to_string());
     }
-    if (dot == std::string::npos) {
+    if (segments[s].index >= 0) {
+      throw proto::ConversionError(*path, ": " + walked.to_string() + " is not a list");
+    }
+    if (s + 1 == segments.size()) {
       ParseErrors errors;
       google::protobuf::TextFormat::Parser parser;
       parser.RecordErrorsTo(&errors);
@@ -119,17 +133,16 @@ void set_field(v1::TaskParameters& task, const std::string& path, const std::str
         ok = parser.ParseFieldValueFromString(value, field, message);
       }
       if (!ok) {
-        throw proto::ConversionError("value = '" + value + "' for '" + walked + "' (" +
-                                     field->type_name() + "): " + errors.text);
+        throw proto::ConversionError(*path, " = '" + value + "': not a valid " +
+                                                field->type_name() + " (" + errors.text + ")");
       }
       return;
     }
     if (field->type() != google::protobuf::FieldDescriptor::TYPE_MESSAGE) {
-      throw proto::ConversionError("path = '" + path + "': '" + walked + "' is a " +
-                                   field->type_name() + ", not a message");
+      throw proto::ConversionError(
+          *path, ": " + walked.to_string() + " is a " + field->type_name() + ", not a message");
     }
     message = message->GetReflection()->MutableMessage(message, field);
-    begin = dot + 1;
   }
 }
 
@@ -217,7 +230,7 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
       reply->set_site(options.site_name);
       reply->set_arm(arm_name);
       reply->set_arm_link(options.arm_link);
-      reply->set_state(server::to_wire(s.state));
+      reply->set_state(proto::from_executor_state(s.state));
       reply->set_task_id(s.task_id);
       reply->set_task_name(task_name(s.task_id));
       server::to_wire(s.breach, reply->mutable_breach());
@@ -337,7 +350,7 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
         std::this_thread::sleep_for(std::chrono::microseconds(200));
         state = executor.status().state;
       }
-      reply->set_state(server::to_wire(state));
+      reply->set_state(proto::from_executor_state(state));
       return Status::OK;
     });
   }

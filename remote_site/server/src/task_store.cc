@@ -38,8 +38,7 @@ void TaskStore::load_directory() {
     if (entry.path().extension() != ".textproto") continue;
     const std::string name = entry.path().stem().string();
     try {
-      TaskParameters task = proto::load_task_file(entry.path().string());
-      require_valid_task(task, model_);
+      TaskParameters task = proto::load_valid_task_file(entry.path().string(), model_);
       tasks_[name] = StoredTask{name, 1, std::move(task)};
     } catch (const std::exception& e) {
       spdlog::warn("task store: skipping {}: {}", entry.path().string(), e.what());

@@ -4,67 +4,14 @@
 
 #include <cmath>
 
+#include "tether/common/vocabulary.h"
 #include "tether/proto/convert.h"
 #include "tether/proto/task_io.h"
 
 namespace tether::remote::server {
 
-v1::ExecutorState to_wire(ExecutorState state) {
-  switch (state) {
-    case ExecutorState::kIdle:
-      return v1::EXECUTOR_STATE_IDLE;
-    case ExecutorState::kRunning:
-      return v1::EXECUTOR_STATE_RUNNING;
-    case ExecutorState::kStopping:
-      return v1::EXECUTOR_STATE_STOPPING;
-    case ExecutorState::kStopped:
-      return v1::EXECUTOR_STATE_STOPPED;
-  }
-  return v1::EXECUTOR_STATE_UNSPECIFIED;
-}
-
-v1::BreachCause to_wire(BreachCause cause) {
-  switch (cause) {
-    case BreachCause::kNone:
-      return v1::BREACH_CAUSE_NONE;
-    case BreachCause::kTranslationDeviation:
-      return v1::BREACH_CAUSE_TRANSLATION_DEVIATION;
-    case BreachCause::kRotationDeviation:
-      return v1::BREACH_CAUSE_ROTATION_DEVIATION;
-    case BreachCause::kArmAngleDeviation:
-      return v1::BREACH_CAUSE_ARM_ANGLE_DEVIATION;
-    case BreachCause::kForce:
-      return v1::BREACH_CAUSE_FORCE;
-    case BreachCause::kTorque:
-      return v1::BREACH_CAUSE_TORQUE;
-    case BreachCause::kProximityTooClose:
-      return v1::BREACH_CAUSE_PROXIMITY_TOO_CLOSE;
-    case BreachCause::kProximityTooFar:
-      return v1::BREACH_CAUSE_PROXIMITY_TOO_FAR;
-    case BreachCause::kJointLimitMargin:
-      return v1::BREACH_CAUSE_JOINT_LIMIT_MARGIN;
-    case BreachCause::kLoopOverrun:
-      return v1::BREACH_CAUSE_LOOP_OVERRUN;
-    case BreachCause::kTeleoperationStalled:
-      return v1::BREACH_CAUSE_TELEOPERATION_STALLED;
-    case BreachCause::kArmFault:
-      return v1::BREACH_CAUSE_ARM_FAULT;
-    case BreachCause::kResolverSingular:
-      return v1::BREACH_CAUSE_RESOLVER_SINGULAR;
-    case BreachCause::kNonFinite:
-      return v1::BREACH_CAUSE_NON_FINITE;
-    case BreachCause::kOperatorStop:
-      return v1::BREACH_CAUSE_OPERATOR_STOP;
-    case BreachCause::kDeadmanReleased:
-      return v1::BREACH_CAUSE_DEADMAN_RELEASED;
-    case BreachCause::kGroundLinkLost:
-      return v1::BREACH_CAUSE_GROUND_LINK_LOST;
-  }
-  return v1::BREACH_CAUSE_NONE;
-}
-
 void to_wire(const BreachEvent& event, v1::Breach* out) {
-  out->set_cause(to_wire(event.cause));
+  out->set_cause(proto::from_breach_cause(event.cause));
   out->set_description(describe(event));
   out->set_value(event.value);
   out->set_bound(event.bound);
@@ -81,20 +28,10 @@ void to_wire(const TeleoperationCounters& counters, std::uint64_t sequence_base,
       counters.last_sequence > sequence_base ? counters.last_sequence - sequence_base : 0);
 }
 
-std::vector<v1::Behaviour> enabled_behaviours(const TaskParameters& t) {
-  std::vector<v1::Behaviour> b;
-  if (t.trajectory.enabled) b.push_back(v1::BEHAVIOUR_TRAJECTORY);
-  if (t.spring_trajectory.enabled) b.push_back(v1::BEHAVIOUR_SPRING_TRAJECTORY);
-  if (t.teleoperation.enabled) b.push_back(v1::BEHAVIOUR_TELEOPERATION);
-  if (t.force_control.enabled) b.push_back(v1::BEHAVIOUR_FORCE_CONTROL);
-  if (t.joint_limit_avoidance.enabled) b.push_back(v1::BEHAVIOUR_JOINT_LIMIT_AVOIDANCE);
-  if (t.singularity_avoidance.enabled) b.push_back(v1::BEHAVIOUR_SINGULARITY_AVOIDANCE);
-  if (t.singularity_robustness.enabled) b.push_back(v1::BEHAVIOUR_SINGULARITY_ROBUSTNESS);
-  if (t.dither.enabled) b.push_back(v1::BEHAVIOUR_DITHER);
-  if (t.proximity.enabled) b.push_back(v1::BEHAVIOUR_PROXIMITY);
-  if (t.manipulability.enabled) b.push_back(v1::BEHAVIOUR_MANIPULABILITY);
-  if (t.obstacle_avoidance.enabled) b.push_back(v1::BEHAVIOUR_OBSTACLE_AVOIDANCE);
-  return b;
+std::vector<v1::Behaviour> enabled_behaviours(const TaskParameters& task) {
+  std::vector<v1::Behaviour> out;
+  for (Behaviour b : tether::enabled_behaviours(task)) out.push_back(proto::from_behaviour(b));
+  return out;
 }
 
 void to_wire(const CycleTelemetry& c, const std::string& task_name,
@@ -102,7 +39,7 @@ void to_wire(const CycleTelemetry& c, const std::string& task_name,
   out->set_cycle(c.cycle);
   out->set_arm_time_s(c.arm_time);
   out->set_task_time_s(c.task_time);
-  out->set_state(to_wire(c.state));
+  out->set_state(proto::from_executor_state(c.state));
   out->set_task_id(c.task_id);
   out->set_task_name(task_name);
   proto::from_joint_vector(c.commanded_joints, out->mutable_commanded_joints());
@@ -150,7 +87,7 @@ void to_reflection(const CycleTelemetry& c, std::uint64_t sequence_base, v1::For
   error << R * c.wrench_error.head<3>(), R * c.wrench_error.tail<3>();
   proto::from_wrench(measured, out->mutable_measured());
   proto::from_wrench(error, out->mutable_tracking_error());
-  out->set_state(to_wire(c.state));
+  out->set_state(proto::from_executor_state(c.state));
   to_wire(c.breach, out->mutable_breach());
   to_wire(c.teleoperation, sequence_base, out->mutable_teleoperation());
 }

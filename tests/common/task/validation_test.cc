@@ -159,66 +159,67 @@ std::vector<BadTask> bad_tasks() {
       // Impedance, per value.
       {"NegativeMass",
        [](TaskParameters& t) { t.impedance.mass[2] = -1; },
-       "impedance.mass[2]",
-       {"impedance.mass[2] = -1: must be finite and > 0"}},
+       "impedance.mass.translation.z",
+       {"impedance.mass.translation.z = -1: must be finite and > 0"}},
       {"NaNArmAngleMass",
        [](TaskParameters& t) { t.impedance.mass[6] = kNaN; },
-       "impedance.mass[6]",
-       {"impedance.mass[6] = nan: must be finite and > 0"}},
+       "impedance.mass.arm_angle",
+       {"impedance.mass.arm_angle = nan: must be finite and > 0"}},
       {"ZeroDamping",
        [](TaskParameters& t) { t.impedance.damping[4] = 0; },
-       "impedance.damping[4]",
-       {"impedance.damping[4] = 0: must be finite and > 0", "B⁻¹ is used by the velocity"}},
+       "impedance.damping.rotation.y",
+       {"impedance.damping.rotation.y = 0: must be finite and > 0", "B⁻¹ is used by the velocity"}},
       {"NegativeStiffness",
        [](TaskParameters& t) { t.impedance.stiffness[1] = -5; },
-       "impedance.stiffness[1]",
-       {"impedance.stiffness[1] = -5: must be finite and ≥ 0"}},
+       "impedance.stiffness.translation.y",
+       {"impedance.stiffness.translation.y = -5: must be finite and ≥ 0"}},
       // Impedance stability at 20 ms: acceleration level needs 4m > dt·(dt·k + 2b).
       {"AccelerationLevelDampingTooHighForThePeriod",
        [](TaskParameters& t) { t.impedance.damping[0] = 1100; },
-       "impedance.damping[0]",
-       {"impedance.damping[0] = 1100: the acceleration-level impedance update",
+       "impedance.damping.translation.x",
+       {"impedance.damping.translation.x = 1100: the acceleration-level impedance update",
         "spectral radius 1.2 ≥ 1", "largest stable damping is < 1000 N·s/m",
-        "raise impedance.mass[0] above 11 kg"}},
+        "raise impedance.mass.translation.x above 11 kg"}},
       {"AccelerationLevelStiffnessTooHighForThePeriod",
        [](TaskParameters& t) { t.impedance.stiffness[1] = 1e5; },
-       "impedance.stiffness[1]",
-       {"impedance.stiffness[1] = 100000: the acceleration-level", "on axis 1 (translation y)",
-        "largest stable stiffness is < 65000 N/m"}},
+       "impedance.stiffness.translation.y",
+       {"impedance.stiffness.translation.y = 100000: the acceleration-level",
+        "on axis translation.y", "largest stable stiffness is < 65000 N/m"}},
       {"AccelerationLevelMassTooSmallForAnyDampingOrStiffness",
        [](TaskParameters& t) {
          t.impedance.mass[1] = 0.001;
          t.impedance.stiffness[1] = 1000;
        },
-       "impedance.mass[1]",
-       {"impedance.mass[1] = 0.001: the acceleration-level", "smallest stable mass is > 3.6 kg"}},
+       "impedance.mass.translation.y",
+       {"impedance.mass.translation.y = 0.001: the acceleration-level",
+        "smallest stable mass is > 3.6 kg"}},
       {"VelocityLevelStiffnessTooHighForThePeriod",
        [](TaskParameters& t) {
          t.impedance.formulation = Formulation::kVelocity;
          t.impedance.stiffness[0] = 20000;
        },
-       "impedance.stiffness[0]",
-       {"impedance.stiffness[0] = 20000: the velocity-level impedance update",
+       "impedance.stiffness.translation.x",
+       {"impedance.stiffness.translation.x = 20000: the velocity-level impedance update",
         "dt·k/b = 1.142857143 ≥ 1", "spectral radius |1 − dt·k/b| = 0.1428571429",
         "change sign every cycle", "largest stable stiffness is < 17500 N/m",
-        "impedance.damping[0] above 400"}},
+        "impedance.damping.translation.x above 400"}},
       // Resolver.
       {"NegativeTaskWeight",
        [](TaskParameters& t) { t.resolver.task_weights[5] = -1; },
-       "resolver.task_weights[5]",
-       {"resolver.task_weights[5] = -1: must be finite and ≥ 0"}},
+       "resolver.task_weights.rotation.z",
+       {"resolver.task_weights.rotation.z = -1: must be finite and ≥ 0"}},
       {"AllTaskWeightsZero",
        [](TaskParameters& t) { t.resolver.task_weights.setZero(); },
        "resolver.task_weights",
        {"resolver.task_weights = 0 on every row"}},
       {"ZeroTaskWeightWithoutJointWeights",
        [](TaskParameters& t) { t.resolver.task_weights[6] = 0; },
-       "resolver.task_weights[6]",
-       {"resolver.task_weights[6] = 0 while every resolver.joint_weights is 0", "rank < 7"}},
+       "resolver.task_weights.arm_angle",
+       {"resolver.task_weights.arm_angle = 0 while every resolver.joint_weights is 0", "rank < 7"}},
       {"NegativeJointWeight",
        [](TaskParameters& t) { t.resolver.joint_weights[2] = -0.1; },
-       "resolver.joint_weights[2]",
-       {"resolver.joint_weights[2] = -0.1: must be finite and ≥ 0"}},
+       "resolver.joint_weights.values[2]",
+       {"resolver.joint_weights.values[2] = -0.1: must be finite and ≥ 0"}},
       // Wrench sensor.
       {"NegativeToolMass",
        [](TaskParameters& t) { t.wrench_sensor.tool_mass = -0.5; },
@@ -300,8 +301,8 @@ std::vector<BadTask> bad_tasks() {
        {"teleoperation.stall_timeout_s = 0: must be in (0, 1] s"}},
       {"NegativeTeleoperationGain",
        [](TaskParameters& t) { t.teleoperation.gain[3] = -80; },
-       "teleoperation.gain[3]",
-       {"teleoperation.gain[3] = -80: must be finite and ≥ 0"}},
+       "teleoperation.gain.rotation.x",
+       {"teleoperation.gain.rotation.x = -80: must be finite and ≥ 0"}},
       {"TeleoperationEnabledWithoutAnyGain",
        [](TaskParameters& t) { t.teleoperation.enabled = true; },
        "teleoperation.gain",
@@ -323,7 +324,7 @@ std::vector<BadTask> bad_tasks() {
       {"ForceSetPointOnAStiffAxis",
        [](TaskParameters& t) { t.impedance.stiffness[3] = 10; },
        "force_control.reference_wrench.torque.x",
-       {"force_control.reference_wrench.torque.x = 18 with impedance.stiffness[3] = 10",
+       {"force_control.reference_wrench.torque.x = 18 with impedance.stiffness.rotation.x = 10",
         "exact force tracking (seed eq. 15-17) needs stiffness 0"}},
       {"ReferenceTorqueBeyondTheTorqueBound",
        [](TaskParameters& t) { t.bounds.max_torque = 15; },
@@ -341,27 +342,28 @@ std::vector<BadTask> bad_tasks() {
       // Joint-limit avoidance.
       {"JointLimitZoneZero",
        [](TaskParameters& t) { t.joint_limit_avoidance.zone[0] = 0; },
-       "joint_limit_avoidance.zone[0]",
-       {"joint_limit_avoidance.zone[0] = 0: must be finite and > 0"}},
+       "joint_limit_avoidance.zone.values[0]",
+       {"joint_limit_avoidance.zone.values[0] = 0: must be finite and > 0"}},
       {"JointLimitZoneWiderThanHalfTheRange",
        [](TaskParameters& t) {
          t.joint_limit_avoidance.enabled = true;
          t.joint_limit_avoidance.zone[1] = 2.5;
        },
-       "joint_limit_avoidance.zone[1]",
-       {"joint_limit_avoidance.zone[1] = 2.5: must be ≤ 2.094395102 rad, half the range "
+       "joint_limit_avoidance.zone.values[1]",
+       {"joint_limit_avoidance.zone.values[1] = 2.5: must be ≤ 2.094395102 rad, half the range "
         "[-2.094395102, 2.094395102] rad of joint 2"}},
       {"NegativeJointLimitGain",
        [](TaskParameters& t) { t.joint_limit_avoidance.gain[5] = -1; },
-       "joint_limit_avoidance.gain[5]",
-       {"joint_limit_avoidance.gain[5] = -1: must be finite and ≥ 0"}},
+       "joint_limit_avoidance.gain.values[5]",
+       {"joint_limit_avoidance.gain.values[5] = -1: must be finite and ≥ 0"}},
       {"JointLimitZoneInsideTheBoundMargin",
        [](TaskParameters& t) {
          t.joint_limit_avoidance.enabled = true;
          t.bounds.joint_limit_margin[3] = 0.3;
        },
-       "joint_limit_avoidance.zone[3]",
-       {"joint_limit_avoidance.zone[3] = 0.2: must be > bounds.joint_limit_margin[3] = 0.3"}},
+       "joint_limit_avoidance.zone.values[3]",
+       {"joint_limit_avoidance.zone.values[3] = 0.2: must be > bounds.joint_limit_margin.values[3] "
+        "= 0.3"}},
       {"ForceInputJointLimitAvoidanceWithoutDamping",
        [](TaskParameters& t) {
          t.joint_limit_avoidance.enabled = true;
@@ -463,13 +465,13 @@ std::vector<BadTask> bad_tasks() {
         "proximity.enabled"}},
       {"JointLimitMarginOfHalfTheRange",
        [](TaskParameters& t) { t.bounds.joint_limit_margin[6] = 3.1; },
-       "bounds.joint_limit_margin[6]",
-       {"bounds.joint_limit_margin[6] = 3.1: must be < 3.054326191 rad, half the range",
+       "bounds.joint_limit_margin.values[6]",
+       {"bounds.joint_limit_margin.values[6] = 3.1: must be < 3.054326191 rad, half the range",
         "joint 7"}},
       {"NegativeJointLimitMargin",
        [](TaskParameters& t) { t.bounds.joint_limit_margin[0] = -0.1; },
-       "bounds.joint_limit_margin[0]",
-       {"bounds.joint_limit_margin[0] = -0.1: must be finite and ≥ 0"}},
+       "bounds.joint_limit_margin.values[0]",
+       {"bounds.joint_limit_margin.values[0] = -0.1: must be finite and ≥ 0"}},
       {"StopTimeLongerThanFiveSeconds",
        [](TaskParameters& t) { t.bounds.stop_time = 6; },
        "bounds.stop_time_s",
@@ -499,7 +501,7 @@ TEST(TaskValidation, ReportsEveryProblemAtOnce) {
   ASSERT_EQ(issues.size(), 5u) << all_messages(issues);
   // Schema order.
   EXPECT_EQ(issues[0].field, "period_s");
-  EXPECT_EQ(issues[1].field, "impedance.mass[2]");
+  EXPECT_EQ(issues[1].field, "impedance.mass.translation.z");
   EXPECT_EQ(issues[2].field, "trajectory.waypoints");
   EXPECT_EQ(issues[3].field, "proximity.tilt_gain");
   EXPECT_EQ(issues[4].field, "bounds.max_consecutive_overruns");
@@ -516,6 +518,49 @@ TEST(TaskValidation, ReportsEveryProblemAtOnce) {
     const auto* typed = dynamic_cast<const TaskValidationError*>(&e);
     ASSERT_NE(typed, nullptr);
     EXPECT_EQ(typed->issues().size(), 5u);
+  }
+}
+
+TEST(TaskValidation, EveryIssueCarriesItsFieldPathUnplaced) {
+  TaskParameters t = door_force_task();
+  t.impedance.mass[3] = -2;
+  t.bounds.joint_limit_margin[2] = -0.1;
+  t.dither.amplitude[4] = -0.01;
+  const auto issues = validate_task(t, iiwa());
+  ASSERT_EQ(issues.size(), 3u) << all_messages(issues);
+  EXPECT_EQ(issues[0].path, FieldPath("impedance.mass").motion_row(3));
+  EXPECT_EQ(issues[0].path.segments(),
+            (std::vector<FieldPath::Segment>{
+                {"impedance", -1}, {"mass", -1}, {"rotation", -1}, {"x", -1}}));
+  EXPECT_EQ(issues[1].path, FieldPath("dither.amplitude.angular.y"));
+  EXPECT_EQ(issues[2].path, FieldPath("bounds.joint_limit_margin").joint(2));
+  EXPECT_EQ(issues[2].path.segments().back(), (FieldPath::Segment{"values", 2}));
+  for (const ValidationIssue& issue : issues) {
+    EXPECT_FALSE(issue.path.position().has_value()) << issue.field;
+    EXPECT_EQ(issue.field, issue.path.to_string());
+    EXPECT_EQ(issue.message.rfind(issue.field + " = ", 0), 0u) << issue.message;
+  }
+}
+
+TEST(TaskValidation, APlacedIssueStartsWithItsPositionInTheFile) {
+  TaskParameters t = door_force_task();
+  t.impedance.mass[3] = -2;
+  const auto issues = validate_task(t, iiwa());
+  ASSERT_EQ(issues.size(), 1u) << all_messages(issues);
+  const ValidationIssue at = placed(issues[0], {"door.textproto", 3, 22});
+  EXPECT_EQ(at.message,
+            "door.textproto:3:22: impedance.mass.rotation.x = -2: must be finite and > 0");
+  EXPECT_EQ(at.field, "impedance.mass.rotation.x");
+  EXPECT_EQ(at.path.position(), (SourcePosition{"door.textproto", 3, 22}));
+  // Placed again, the issue moves: positions never stack up.
+  EXPECT_EQ(placed(at, {"door.json"}).message,
+            "door.json: impedance.mass.rotation.x = -2: must be finite and > 0");
+  try {
+    throw TaskValidationError(t.name, {at});
+  } catch (const TaskValidationError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "task 'door_force' is invalid (1 problem):\n  door.textproto:3:22: "
+              "impedance.mass.rotation.x = -2: must be finite and > 0");
   }
 }
 
@@ -540,7 +585,7 @@ TEST(TaskValidation, VelocityLevelStabilityLimitIsDtTimesKOverBBelowOne) {
   t.impedance.stiffness[1] = 350 / 0.02;
   const auto issues = validate_task(t, iiwa());
   ASSERT_EQ(issues.size(), 1u);
-  EXPECT_EQ(issues[0].field, "impedance.stiffness[1]");
+  EXPECT_EQ(issues[0].field, "impedance.stiffness.translation.y");
 }
 
 TEST(TaskValidation, AccelerationLevelStabilityLimitIsFourMassOverDtTimesDtKPlusTwoB) {

@@ -34,7 +34,7 @@ std::vector<TelemetrySample> samples(int count) {
     s.cycle = 1000 + static_cast<std::uint64_t>(k) * 10;
     s.arm_time = 12.5 + 0.01 * k;
     s.task_time = 0.01 * k;
-    s.state = k < count - 1 ? SiteState::kRunning : SiteState::kStopping;
+    s.state = k < count - 1 ? ExecutorState::kRunning : ExecutorState::kStopping;
     s.task_id = 4;
     s.task_name = "door_force";
     for (int i = 0; i < 6; ++i) s.wrench[i] = u(rng);

@@ -43,7 +43,7 @@ class TestSite final : public v1::RemoteSite::Service {
                           v1::UploadTaskReply* reply) override {
     record(context);
     if (request->task().impedance().mass().rotation().x() < 0) {
-      return {grpc::StatusCode::INVALID_ARGUMENT, "impedance.mass[3] = -2: must be finite and > 0"};
+      return {grpc::StatusCode::INVALID_ARGUMENT, "impedance.mass.rotation.x = -2: must be finite and > 0"};
     }
     std::lock_guard lock(mutex_);
     stored_[request->name()] = request->task();
@@ -131,7 +131,7 @@ TEST(RemoteSiteClient, SendsTheOperatorWithEveryCallAndConvertsTheReply) {
   RemoteSiteClient client(site.address, {"ana@ground", 5000ms});
   const SiteStatus status = client.status();
   EXPECT_EQ(status.site, "lab-1");
-  EXPECT_EQ(status.state, SiteState::kStopped);
+  EXPECT_EQ(status.state, ExecutorState::kStopped);
   EXPECT_EQ(status.breach.cause, BreachCause::kForce);
   EXPECT_DOUBLE_EQ(status.breach.value, 93.0);
   EXPECT_EQ(status.controller, "holder@ground");
@@ -190,7 +190,7 @@ TEST(RemoteSiteClient, TurnsAnErrorStatusIntoARemoteErrorWithCodeAndMessage) {
     FAIL() << "UploadTask did not throw";
   } catch (const RemoteError& e) {
     EXPECT_EQ(e.code(), RemoteCode::kInvalidArgument);
-    EXPECT_EQ(e.message(), "impedance.mass[3] = -2: must be finite and > 0");
+    EXPECT_EQ(e.message(), "impedance.mass.rotation.x = -2: must be finite and > 0");
   }
 }
 

@@ -644,6 +644,40 @@ TEST(TaskTextErrors, NaNBoundIsNotANoBound) {
             "for no bound)");
 }
 
+TEST(TaskTextErrors, TheErrorCarriesTheFieldPathAndItsPosition) {
+  try {
+    parse_task_text("name: \"x\"\nimpedance {\n  mass { translation { x: 1 y: nan } }\n}\n",
+                    "nan.textproto");
+    FAIL() << "accepted nan";
+  } catch (const ConversionError& e) {
+    EXPECT_EQ(e.path().unplaced(), FieldPath("impedance.mass").motion_row(1));
+    EXPECT_EQ(e.path().position(), (SourcePosition{"nan.textproto", 3, 29}));
+    EXPECT_EQ(e.detail(), " = nan: must be finite");
+  }
+}
+
+TEST(TaskTextErrors, AnElementOfARepeatedFieldIsPlacedAtItsOwnLine) {
+  const std::string message = error_of([] {
+    parse_task_text(
+        "obstacle_avoidance {\n  obstacles { radius_m: 0.1 }\n  obstacles {\n"
+        "    centre { x: 0.5 z: inf }\n  }\n}\n",
+        "obstacles.textproto");
+  });
+  EXPECT_EQ(message,
+            "obstacles.textproto:4:21: obstacle_avoidance.obstacles[1].centre.z = inf: must be "
+            "finite");
+}
+
+TEST(TaskTextErrors, ParserErrorsArePlacedInTheFileWithNoFieldPath) {
+  try {
+    parse_task_text("name: \"x\"\nbounds {\n  max_force_n 80\n}\n", "colon.textproto");
+    FAIL() << "accepted a missing colon";
+  } catch (const ConversionError& e) {
+    EXPECT_TRUE(e.path().empty());
+    EXPECT_EQ(e.path().position(), (SourcePosition{"colon.textproto", 3, 15}));
+  }
+}
+
 // ---- errors: JSON -----------------------------------------------------------------------
 
 TEST(TaskJsonErrors, UnknownFieldInAnArrayElementNamesLineAndPath) {
@@ -681,6 +715,16 @@ TEST(TaskJsonErrors, ConversionErrorsNameLineAndField) {
   EXPECT_EQ(message,
             "rows.json:4:29: tool_T_motion.rotation.matrix.rows: 8 values, a 3x3 rotation needs 9 "
             "(row-major)");
+}
+
+TEST(TaskJsonErrors, AJointVectorElementIsPlacedAtItsValue) {
+  const std::string message = error_of([] {
+    parse_task_json(
+        "{\n  \"joint_limit_avoidance\": {\n    \"zone\": {\"values\": [0.2, 0.2,\n"
+        "      \"NaN\", 0.2, 0.2, 0.2, 0.2]}\n  }\n}\n",
+        "zone.json");
+  });
+  EXPECT_EQ(message, "zone.json:4:7: joint_limit_avoidance.zone.values[2] = nan: must be finite");
 }
 
 TEST(TaskJsonErrors, UnknownTopLevelFieldIsNotSilentlyIgnored) {
@@ -737,6 +781,85 @@ TEST_F(TaskFiles, RejectsAMissingFile) {
             path + ": cannot read the task file (No such file or directory)");
 }
 
+TEST_F(TaskFiles, AValidFileLoadsAsLoadTaskFileReadsIt) {
+  for (const char* name : {"door.textproto", "door.json"}) {
+    const std::string path =
+        write(name, std::string(name).ends_with(".json") ? kDoorForceJson : kDoorForceText);
+    expect_same_task(load_valid_task_file(path, iiwa()), load_task_file(path));
+  }
+}
+
+std::vector<std::string> issue_messages(const std::function<void()>& load) {
+  try {
+    load();
+  } catch (const TaskValidationError& e) {
+    std::vector<std::string> messages;
+    for (const ValidationIssue& issue : e.issues()) {
+      EXPECT_EQ(issue.message.rfind(issue.path.to_string(), 0), 0u) << issue.message;
+      EXPECT_EQ(issue.field, issue.path.unplaced().to_string());
+      messages.push_back(issue.message);
+    }
+    return messages;
+  }
+  ADD_FAILURE() << "no TaskValidationError";
+  return {};
+}
+
+TEST_F(TaskFiles, ValidationIssuesArePlacedAtTheirFieldsInATextFile) {
+  const std::string path = write("bad.textproto",
+                                 "name: \"bad\"\n"
+                                 "impedance {\n"
+                                 "  mass { translation { x: 10 y: 10 z: 10 }\n"
+                                 "         rotation { x: -2 y: 2 z: 2 } arm_angle: 2 }\n"
+                                 "}\n"
+                                 "trajectory { enabled: true }\n"
+                                 "joint_limit_avoidance {\n"
+                                 "  enabled: true\n"
+                                 "  zone { values: [0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 5] }\n"
+                                 "}\n");
+  const std::vector<std::string> messages =
+      issue_messages([&] { load_valid_task_file(path, iiwa()); });
+  ASSERT_EQ(messages.size(), 3u);
+  EXPECT_EQ(messages[0], path + ":4:21: impedance.mass.rotation.x = -2: must be finite and > 0");
+  // A field the file leaves out is placed at the message around it that the file gives.
+  EXPECT_EQ(messages[1], path +
+                             ":6:1: trajectory.waypoints: empty, but trajectory.enabled is true: "
+                             "give at least one waypoint");
+  // protobuf records a list written in brackets once, at its name.
+  EXPECT_EQ(
+      messages[2].rfind(path + ":9:10: joint_limit_avoidance.zone.values[6] = 5: must be ≤ ", 0),
+      0u)
+      << messages[2];
+}
+
+TEST_F(TaskFiles, ValidationIssuesArePlacedAtTheirFieldsInAJsonFile) {
+  const std::string path =
+      write("bad.json",
+            "{\n"
+            "  \"name\": \"bad\",\n"
+            "  \"impedance\": {\"mass\": {\"translation\": {\"x\": 10, \"y\": 10, \"z\": 10},\n"
+            "                \"rotation\": {\"x\": -2, \"y\": 2, \"z\": 2}, \"armAngle\": 2}},\n"
+            "  \"jointLimitAvoidance\": {\n"
+            "    \"enabled\": true,\n"
+            "    \"zone\": {\"values\": [0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 5]}\n"
+            "  }\n"
+            "}\n");
+  const std::vector<std::string> messages =
+      issue_messages([&] { load_valid_task_file(path, iiwa()); });
+  ASSERT_EQ(messages.size(), 2u);
+  EXPECT_EQ(messages[0], path + ":4:30: impedance.mass.rotation.x = -2: must be finite and > 0");
+  EXPECT_EQ(
+      messages[1].rfind(path + ":7:55: joint_limit_avoidance.zone.values[6] = 5: must be ≤ ", 0),
+      0u)
+      << messages[1];
+}
+
+TEST_F(TaskFiles, AFileThatDoesNotParseIsAConversionErrorBeforeValidation) {
+  const std::string path = write("nan.textproto", "period_s: nan\n");
+  EXPECT_EQ(error_of([&] { load_valid_task_file(path, iiwa()); }),
+            path + ":1:1: period_s = nan: must be finite");
+}
+
 TEST_F(TaskFiles, WrittenTextIsReadBackAsTheSameTask) {
   const TaskParameters original = full_task();
   expect_same_task(load_task_file(write("full.textproto", to_text(original))), original);
@@ -774,24 +897,22 @@ TEST(RemoteSiteTaskFiles, EveryShippedTaskParsesAndValidatesOnTheDefaultArm) {
 
 // ---- validation paths are schema paths --------------------------------------------------
 
-// Resolves "a.b[2].c" against the schema; the index is ignored (it is a vector component or
-// a repeated element).
-bool resolves(const std::string& path) {
+// Resolves `path` against the schema: every segment names a field of the message before it,
+// and an index is given exactly on repeated fields (a path may end on a whole list).
+bool resolves(const FieldPath& path) {
   const Descriptor* d = v1::TaskParameters::descriptor();
-  std::size_t start = 0;
-  while (start <= path.size()) {
-    const std::size_t dot = path.find('.', start);
-    std::string name =
-        path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
-    name = name.substr(0, name.find('['));
+  const auto& segments = path.segments();
+  for (std::size_t i = 0; i < segments.size(); ++i) {
     if (d == nullptr) return false;
-    const FieldDescriptor* f = d->FindFieldByName(name);
+    const FieldDescriptor* f = d->FindFieldByName(segments[i].name);
     if (f == nullptr) return false;
+    const bool last = i + 1 == segments.size();
+    if ((segments[i].index >= 0) != f->is_repeated() && !(last && segments[i].index < 0)) {
+      return false;
+    }
     d = f->message_type();
-    if (dot == std::string::npos) return true;
-    start = dot + 1;
   }
-  return false;
+  return !segments.empty();
 }
 
 TEST(TaskValidationPaths, EveryIssueNamesAFieldOfTheSchema) {
@@ -868,7 +989,8 @@ TEST(TaskValidationPaths, EveryIssueNamesAFieldOfTheSchema) {
   EXPECT_GE(issues.size(), 100u);
   std::vector<std::string> sections;
   for (const auto& issue : issues) {
-    EXPECT_TRUE(resolves(issue.field)) << issue.field << "\n  " << issue.message;
+    EXPECT_TRUE(resolves(issue.path)) << issue.field << "\n  " << issue.message;
+    EXPECT_EQ(FieldPath::parse(issue.field), issue.path) << issue.field;
     const std::string section = issue.field.substr(0, issue.field.find_first_of(".["));
     if (std::find(sections.begin(), sections.end(), section) == sections.end()) {
       sections.push_back(section);

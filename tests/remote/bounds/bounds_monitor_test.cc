@@ -111,5 +111,19 @@ TEST_F(BoundsFixture, PersistentCheckIgnoresTheStoppedTasksReference) {
   EXPECT_EQ(check_persistent_bounds(bounds, input).cause, BreachCause::kForce);
 }
 
+TEST(BreachDescription, UsesTheSharedNamesAndUnits) {
+  // The causes the executor and the ground station name alike (tether/common/vocabulary.h).
+  EXPECT_EQ(describe(BreachEvent{BreachCause::kArmAngleDeviation, 0.25, 0.2, 2.0}),
+            "arm-angle deviation 0.25 rad exceeds the bound 0.2 rad at t = 2.000 s");
+  EXPECT_EQ(describe(BreachEvent{BreachCause::kLoopOverrun, 3, 3, 0.5}),
+            "control-loop overrun 3 cycles exceeds the bound 3 cycles at t = 0.500 s");
+  EXPECT_EQ(describe(BreachEvent{BreachCause::kTeleoperationStalled, 0.12, 0.1, 4.25}),
+            "teleoperation stream stalled 0.12 s exceeds the bound 0.1 s at t = 4.250 s");
+  // Causes without a measured value say only what and when.
+  EXPECT_EQ(describe(BreachEvent{BreachCause::kDeadmanReleased, 0.0, 0.0, 1.0}),
+            "deadman released at t = 1.000 s");
+  EXPECT_EQ(describe(BreachEvent{}), "no breach");
+}
+
 }  // namespace
 }  // namespace tether::remote

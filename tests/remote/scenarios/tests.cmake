@@ -18,7 +18,7 @@ add_test(NAME TetherRemote.RunsDoorSharedTaskWithAScriptedHandController
 add_test(NAME TetherRemote.RejectsAnInvalidTaskNamingTheField
          COMMAND tether-remote --validate --task ${PROJECT_SOURCE_DIR}/tests/remote/scenarios/bad_task.textproto)
 set_tests_properties(TetherRemote.RejectsAnInvalidTaskNamingTheField PROPERTIES
-  PASS_REGULAR_EXPRESSION "impedance.mass\\[3\\] = -2")
+  PASS_REGULAR_EXPRESSION "bad_task.textproto:3:65: impedance.mass.rotation.x = -2: must be finite and > 0")
 set_tests_properties(TetherRemote.RunsDoorForceTask TetherRemote.RunsDoorSpringTask
   TetherRemote.RunsDoorSharedTaskWithAScriptedHandController
   TetherRemote.RejectsAnInvalidTaskNamingTheField

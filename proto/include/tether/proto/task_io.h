@@ -9,20 +9,29 @@
 //                                schema or in lowerCamelCase; doubles may be "Infinity")
 // An absent field takes the domain default; see task.proto.
 //
-// Every failure throws tether::proto::ConversionError (convert.h) whose message names the
-// input (`origin`, the file name), the line and column where known, and the schema field
-// path, e.g. "door.textproto:7:5: impedance.mass.translation.x = nan: must be finite". JSON
-// positions come from protobuf's own error context or, for errors that only name a field,
-// from locating that field in the text.
+// Every failure throws tether::proto::ConversionError (convert.h) carrying the field path
+// (FieldPath, common/task/field_path.h: the one spelling of a task parameter) placed in the
+// input (`origin`, the file name) at the field's line and column where the input gives it:
+// "door.textproto:7:5: impedance.mass.translation.x = nan: must be finite". Text-format
+// positions are those protobuf's parser records for each field it reads; JSON ones are found
+// by following the path through the text (protobuf 3.21's JSON parser records none). Errors
+// of the parsers themselves have no field path, only the spot they report (the text parser
+// reports an unknown field or enum name, or a mistyped value, at the token after it; the
+// error is moved back to the name its message quotes).
 //
 // Conversion checks structure (sizes, rotations, finite numbers, enum values); ranges,
 // stability and behaviour combinations are checked by validate_task (common/task/
-// validation.h), which needs the arm. A loaded task must be validated before it is used.
+// validation.h), which needs the arm. A loaded task must be validated before it is used:
+// load_valid_task_file does both and places every validation issue in the file as well.
 
 #include <string>
 #include <string_view>
 
 #include "tether/common/task/task_parameters.h"
+
+namespace tether {
+class KinematicModel;
+}  // namespace tether
 
 namespace tether::v1 {
 class TaskParameters;
@@ -57,6 +66,12 @@ TaskParameters parse_task_json(std::string_view text, std::string_view origin);
 
 // Reads and parses `path`, choosing the format by extension (case-insensitive).
 TaskParameters load_task_file(const std::string& path);
+// load_task_file, then validate_task for `model`: an invalid task throws
+// TaskValidationError (validation.h) whose issues are placed at their fields in `path`
+// ("door.textproto:7:5: impedance.mass.rotation.x = -2: must be finite and > 0"); a field
+// the file leaves out is placed at the innermost message the file gives around it, or at
+// the file.
+TaskParameters load_valid_task_file(const std::string& path, const KinematicModel& model);
 
 // Text format, as an operator would write it, with a header naming the schema.
 std::string to_text(const TaskParameters& task);

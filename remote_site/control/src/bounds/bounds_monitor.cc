@@ -10,48 +10,7 @@
 
 namespace tether::remote {
 
-const char* to_string(BreachCause cause) {
-  switch (cause) {
-    case BreachCause::kNone: return "none";
-    case BreachCause::kTranslationDeviation: return "translation deviation";
-    case BreachCause::kRotationDeviation: return "rotation deviation";
-    case BreachCause::kArmAngleDeviation: return "arm-angle deviation";
-    case BreachCause::kForce: return "force";
-    case BreachCause::kTorque: return "torque";
-    case BreachCause::kProximityTooClose: return "proximity too close";
-    case BreachCause::kProximityTooFar: return "proximity too far";
-    case BreachCause::kJointLimitMargin: return "joint-limit margin";
-    case BreachCause::kLoopOverrun: return "control-loop overrun";
-    case BreachCause::kTeleoperationStalled: return "teleoperation stream stalled";
-    case BreachCause::kArmFault: return "arm fault";
-    case BreachCause::kResolverSingular: return "resolver singular";
-    case BreachCause::kNonFinite: return "non-finite value";
-    case BreachCause::kOperatorStop: return "operator stop";
-    case BreachCause::kDeadmanReleased: return "deadman released";
-    case BreachCause::kGroundLinkLost: return "ground link lost";
-  }
-  return "unknown";
-}
-
 namespace {
-
-const char* unit(BreachCause cause) {
-  switch (cause) {
-    case BreachCause::kTranslationDeviation:
-    case BreachCause::kProximityTooClose:
-    case BreachCause::kProximityTooFar:
-      return "m";
-    case BreachCause::kRotationDeviation:
-    case BreachCause::kArmAngleDeviation:
-    case BreachCause::kJointLimitMargin:
-      return "rad";
-    case BreachCause::kForce: return "N";
-    case BreachCause::kTorque: return "N·m";
-    case BreachCause::kTeleoperationStalled: return "s";
-    case BreachCause::kLoopOverrun: return "cycles";
-    default: return "";
-  }
-}
 
 BreachEvent breach(BreachCause cause, double value, double bound, double time, int index = -1) {
   return BreachEvent{cause, value, bound, time, index};
@@ -99,15 +58,14 @@ std::string describe(const BreachEvent& event) {
       event.cause == BreachCause::kProximityTooClose || event.cause == BreachCause::kJointLimitMargin
           ? "is below"
           : "exceeds";
-  if (event.cause == BreachCause::kResolverSingular || event.cause == BreachCause::kNonFinite ||
-      event.cause == BreachCause::kArmFault ||
-      event.cause == BreachCause::kOperatorStop || event.cause == BreachCause::kDeadmanReleased ||
-      event.cause == BreachCause::kGroundLinkLost) {
+  // A cause without a unit carries no value and no bound (arm fault, operator stop, ...).
+  const char* unit = unit_of(event.cause);
+  if (*unit == '\0') {
     return fmt::format("{}{} at t = {:.3f} s", to_string(event.cause), joint, event.time);
   }
   return fmt::format("{}{} {:.4g} {} {} the bound {:.4g} {} at t = {:.3f} s",
-                     to_string(event.cause), joint, event.value, unit(event.cause), relation,
-                     event.bound, unit(event.cause), event.time);
+                     to_string(event.cause), joint, event.value, unit, relation, event.bound, unit,
+                     event.time);
 }
 
 BreachEvent check_bounds(const BoundsParameters& b, const BoundsInput& in) noexcept {

@@ -10,16 +10,6 @@
 
 namespace tether::remote {
 
-const char* to_string(ExecutorState state) {
-  switch (state) {
-    case ExecutorState::kIdle: return "idle";
-    case ExecutorState::kRunning: return "running";
-    case ExecutorState::kStopping: return "stopping";
-    case ExecutorState::kStopped: return "stopped";
-  }
-  return "unknown";
-}
-
 namespace {
 
 constexpr double kGravity = 9.81;  // [m/s²], along −z of BASE

@@ -4,16 +4,21 @@
 // Every set is validated before the executor applies it; nothing here runs in the control
 // cycle.
 //
-// Each problem is reported with its field path in the field names of the file/wire schema
-// tether.v1.TaskParameters (proto/tether/v1/task.proto), so an operator can find it in the
-// task file:
-//   * motion-space and joint vectors are indexed: `impedance.mass[2]` (motion rows 0-2
-//     translation, 3-5 rotation, 6 arm angle; joints base to tip);
-//   * 3-vectors, twists and wrenches use the schema's component names:
-//     `force_control.reference_wrench.torque.x`, `tool_T_motion.position.y`;
+// Each problem is reported with its field path (FieldPath, field_path.h): the field as the
+// file/wire schema tether.v1.TaskParameters (proto/tether/v1/task.proto) spells it, the
+// same spelling task files, SetParameter and the console use, so an operator can find it
+// in the task file and set it:
+//   * motion-space vectors by component: `impedance.mass.rotation.x`,
+//     `impedance.mass.arm_angle`;
+//   * joint vectors by element, base to tip from 0: `joint_limit_avoidance.zone.values[2]`;
+//   * 3-vectors, twists and wrenches by component: `force_control.reference_wrench.torque.x`,
+//     `tool_T_motion.position.y`, `dither.amplitude.angular.z`;
 //   * repeated messages are indexed: `trajectory.waypoints[3].time_s`.
 // The message starts with the path, then the offending value and what is allowed:
-//   "impedance.mass[2] = -1: must be finite and > 0".
+//   "impedance.mass.translation.z = -1: must be finite and > 0".
+// Validation knows nothing of files: when the task was read from one, the reader places
+// each issue at its field (placed(), used by tether::proto::load_valid_task_file), and the
+// path and the message then start with "file:line:column: ".
 // Rules that relate several fields (combinations of behaviours, stability of the discrete
 // impedance for the chosen period) name the field to change and explain why.
 //
@@ -29,14 +34,19 @@
 #include <vector>
 
 #include "tether/common/kinematics.h"
+#include "tether/common/task/field_path.h"
 #include "tether/common/task/task_parameters.h"
 
 namespace tether {
 
 struct ValidationIssue {
-  std::string field;    // schema field path, e.g. "trajectory.waypoints[3].time_s"
-  std::string message;  // starts with `field`; value, allowed range and reason
+  std::string field;    // path without its position, e.g. "trajectory.waypoints[3].time_s"
+  std::string message;  // starts with path.to_string(); value, allowed range and reason
+  FieldPath path;       // the field; placed in its file by the reader that knows it
 };
+
+// `issue` at `position` in the file its task was read from: path and message start with it.
+ValidationIssue placed(ValidationIssue issue, SourcePosition position);
 
 // A task that failed validation; what() lists every issue, one per line.
 class TaskValidationError : public std::invalid_argument {
@@ -59,7 +69,7 @@ inline constexpr double kMinReferenceLength = 1e-6;  // arm-angle reference vect
 inline constexpr std::size_t kMaxKinematicFunctions = 8;  // configuration control
 inline constexpr int kMaxShakeTrials = 256;               // SHAKE trial moves per cycle
 inline constexpr int kMaxShakePeriodSteps = 16384;        // periodic ring buffer [periods]
-inline constexpr int kMaxOptimalityFunctions = 3;  // gravity torque, JLA, manipulability
+inline constexpr int kMaxOptimalityFunctions = 3;         // gravity torque, JLA, manipulability
 
 // Spectral radius of one motion-space axis of the discrete impedance update with no input
 // (period dt [s], mass m, damping b, stiffness k of that axis), i.e. how much the error

@@ -135,7 +135,7 @@ class RemoteSiteClient {
   // Starts a stored set from the arm's current pose; returns the task id.
   std::uint64_t start(const std::string& name);
   // Controlled stop of whatever runs (latched until reset); returns the state after it.
-  SiteState stop();
+  ExecutorState stop();
   ResetResult reset();
   // Replaces the running task's parameters without restarting it; returns its id.
   std::uint64_t update(const TaskParameters& task);

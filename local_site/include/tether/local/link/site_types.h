@@ -2,7 +2,8 @@
 
 // What a remote site reports, as plain domain types: the ground station's view of
 // tether.v1.RemoteSite (proto/tether/v1/remote_site.proto). Generated protobuf types are
-// converted to these in one place (local_site/src/link/wire.cc) and never leave it.
+// converted to these in one place (local_site/src/link/wire.cc, which uses tether::proto for
+// the geometry and the shared enums) and never leave it.
 //
 // Units are SI as on the wire: metres, radians, seconds, newtons. Motion-space vectors are
 // (translation, rotation vector, arm angle) in MOTION axes; wrenches (force, torque) are the
@@ -15,60 +16,13 @@
 
 #include "tether/common/task/task_parameters.h"
 #include "tether/common/types.h"
+#include "tether/common/vocabulary.h"
 
 namespace tether::local {
 
-// The remote executor's state (tether.v1.ExecutorState).
-enum class SiteState : std::uint8_t {
-  kUnspecified,  // a reply that did not say
-  kIdle,         // no task: holding the last command
-  kRunning,
-  kStopping,  // controlled stop in progress
-  kStopped,   // stopped and latched until reset
-};
-
-// Why the remote site stopped the arm (tether.v1.BreachCause); units of value and bound in
-// the comments.
-enum class BreachCause : std::uint8_t {
-  kNone,
-  kTranslationDeviation,  // [m]
-  kRotationDeviation,     // [rad]
-  kArmAngleDeviation,     // [rad]
-  kForce,                 // [N]
-  kTorque,                // [N·m]
-  kProximityTooClose,     // [m]
-  kProximityTooFar,       // [m]
-  kJointLimitMargin,      // [rad], joint = index
-  kLoopOverrun,           // consecutive deadline misses
-  kTeleoperationStalled,  // [s] since the last increment
-  kArmFault,
-  kResolverSingular,
-  kNonFinite,
-  kOperatorStop,
-  kDeadmanReleased,
-  kGroundLinkLost,
-};
-
-// Behaviours a task enables (tether.v1.Behaviour).
-enum class Behaviour : std::uint8_t {
-  kUnspecified,
-  kTrajectory,
-  kSpringTrajectory,
-  kTeleoperation,
-  kForceControl,
-  kJointLimitAvoidance,
-  kSingularityAvoidance,
-  kSingularityRobustness,
-  kDither,
-  kProximity,
-  kManipulability,
-  kObstacleAvoidance,
-};
-
-// Lower-case names for operators: "running", "operator stop", "force control".
-const char* to_string(SiteState state);
-const char* to_string(BreachCause cause);
-const char* to_string(Behaviour behaviour);
+// ExecutorState, BreachCause, Behaviour and ResolverKind with their names are the
+// vocabulary both sites share (tether/common/vocabulary.h). A reply that did not say which
+// state the executor is in reads ExecutorState::kUnspecified.
 
 struct Breach {
   BreachCause cause = BreachCause::kNone;
@@ -102,7 +56,7 @@ struct SiteStatus {
   std::string site;      // the remote site's name
   std::string arm;       // arm model name
   std::string arm_link;  // "embedded simulation" or the driver's endpoint
-  SiteState state = SiteState::kUnspecified;
+  ExecutorState state = ExecutorState::kUnspecified;
   std::uint64_t task_id = 0;  // of the running (or last) task
   std::string task_name;
   Breach breach;           // latched while stopping or stopped
@@ -145,14 +99,12 @@ struct ResolverSample {
   friend bool operator==(const ResolverSample&, const ResolverSample&) = default;
 };
 
-const char* to_string(ResolverKind kind);
-
 // One control cycle as streamed by the remote site.
 struct TelemetrySample {
   std::uint64_t cycle = 0;
   double arm_time = 0.0;   // [s] the arm's clock
   double task_time = 0.0;  // [s] since the task started
-  SiteState state = SiteState::kUnspecified;
+  ExecutorState state = ExecutorState::kUnspecified;
   std::uint64_t task_id = 0;
   std::string task_name;
   JointVector commanded_joints = JointVector::Zero();  // [rad]

@@ -42,9 +42,9 @@ struct ReflectionSample {
   // controller's axes of `mode` [N, N·m].
   Vector6 measured = Vector6::Zero();
   Vector6 tracking_error = Vector6::Zero();
-  SiteState state = SiteState::kUnspecified;  // the remote executor's
-  Breach breach;                               // latched breach, if any
-  TeleoperationCounters teleoperation;         // the remote's applied/lost/duplicate counts
+  ExecutorState state = ExecutorState::kUnspecified;  // the remote executor's
+  Breach breach;                                      // latched breach, if any
+  TeleoperationCounters teleoperation;                // the remote's applied/lost/duplicates
 };
 
 struct TeleopReport {

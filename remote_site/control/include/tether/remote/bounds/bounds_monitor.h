@@ -4,38 +4,17 @@
 // against the bounds given with the task; leaving them stops the arm (controlled_stop.h).
 // Besides the seed's deviation, force and proximity bounds the monitor also guards the
 // joint-limit margin, loop overruns, a stalled teleoperation stream, the arm's own status
-// and any non-finite number in the cycle (fail safe on every path).
+// and any non-finite number in the cycle (fail safe on every path). The causes, their names
+// and units are the shared vocabulary (tether/common/vocabulary.h).
 
-#include <cstdint>
 #include <string>
 
 #include "tether/common/task/task_parameters.h"
 #include "tether/common/types.h"
+#include "tether/common/vocabulary.h"
 #include "tether/remote/arm/arm_interface.h"
 
 namespace tether::remote {
-
-enum class BreachCause : std::uint8_t {
-  kNone,
-  kTranslationDeviation,  // |p_actual − p_r| [m]
-  kRotationDeviation,     // angle of R_actual R_rᵀ [rad]
-  kArmAngleDeviation,     // |ψ_actual − ψ_r| [rad]
-  kForce,                 // |f| at the MOTION origin [N]
-  kTorque,                // |τ| about the MOTION origin [N·m]
-  kProximityTooClose,     // distance [m]
-  kProximityTooFar,       // distance [m] (or no reading while a window is set)
-  kJointLimitMargin,      // distance of a joint to its limit [rad]
-  kLoopOverrun,           // consecutive deadline misses
-  kTeleoperationStalled,  // seconds since the last hand-controller sample
-  kArmFault,              // the arm interface reported a fault or lost communication
-  kResolverSingular,      // the DLS normal matrix was singular
-  kNonFinite,             // NaN or infinity anywhere in the cycle
-  kOperatorStop,          // stop requested by the operator
-  kDeadmanReleased,       // a hand-controller sample arrived with the enable switch released
-  kGroundLinkLost,        // the teleoperation stream from the ground closed
-};
-
-const char* to_string(BreachCause cause);
 
 // What stopped the arm: cause, the measured value and the bound it crossed, in the units
 // of the cause; `index` is the joint for kJointLimitMargin, −1 otherwise.

@@ -28,6 +28,7 @@
 #include "tether/common/kinematics.h"
 #include "tether/common/obstacles.h"
 #include "tether/common/task/task_parameters.h"
+#include "tether/common/vocabulary.h"
 #include "tether/remote/arm/arm_interface.h"
 #include "tether/remote/behaviours/behaviour.h"
 #include "tether/remote/behaviours/dither.h"
@@ -49,14 +50,9 @@
 
 namespace tether::remote {
 
-enum class ExecutorState : std::uint8_t {
-  kIdle,      // no task: holding the last command
-  kRunning,   // executing a task
-  kStopping,  // controlled stop in progress
-  kStopped,   // stopped and latched until reset
-};
-
-const char* to_string(ExecutorState state);
+// ExecutorState and BreachCause are the shared vocabulary (tether/common/vocabulary.h). The
+// executor starts in kIdle and only ever reports kIdle, kRunning, kStopping or kStopped;
+// kUnspecified is for messages that did not say.
 
 // The last cycle, for logs, plots and force reflection. Trivially copyable.
 struct CycleTelemetry {

@@ -1,0 +1,87 @@
+#pragma once
+
+// The words both sites use about a running task: the executor's state, why an arm was
+// stopped, the behaviours a task enables and (with task_parameters.h) the resolver kinds.
+// Each is defined once, here, with the one lower-case name operators read in messages,
+// recordings and the console ("running", "arm-angle deviation", "force control"). The
+// remote site's executor produces these values; the ground station receives them through
+// tether.v1 (proto/tether/v1/remote_site.proto), converted in tether::proto (convert.h).
+//
+// The enumerators are listed in the order of their tether.v1 counterparts, but no code may
+// rely on equal numbers: the conversions in tether::proto name every pair.
+
+#include <cstdint>
+#include <vector>
+
+#include "tether/common/task/task_parameters.h"
+
+namespace tether {
+
+// The remote executor's state (tether.v1.ExecutorState).
+enum class ExecutorState : std::uint8_t {
+  // Only for a message that did not say (tether.v1's EXECUTOR_STATE_UNSPECIFIED). The
+  // executor never reports it: it starts in kIdle and moves between the four below.
+  kUnspecified,
+  kIdle,      // no task: holding the last command
+  kRunning,   // executing a task
+  kStopping,  // controlled stop in progress
+  kStopped,   // stopped and latched until reset
+};
+
+// Why the remote site stopped the arm (tether.v1.BreachCause). The bounds monitor checks
+// them in this order and reports the first one breached. Units of the measured value and
+// of the bound in the comments (see unit_of()).
+enum class BreachCause : std::uint8_t {
+  kNone,
+  kTranslationDeviation,  // |p_actual − p_r| [m]
+  kRotationDeviation,     // angle of R_actual R_rᵀ [rad]
+  kArmAngleDeviation,     // |ψ_actual − ψ_r| [rad]
+  kForce,                 // |f| at the MOTION origin [N]
+  kTorque,                // |τ| about the MOTION origin [N·m]
+  kProximityTooClose,     // distance [m]
+  kProximityTooFar,       // distance [m] (or no reading while a window is set)
+  kJointLimitMargin,      // distance of a joint to its limit [rad]; the joint is reported
+  kLoopOverrun,           // consecutive deadline misses [cycles]
+  kTeleoperationStalled,  // time since the last hand-controller sample [s]
+  kArmFault,              // the arm interface reported a fault or lost communication
+  kResolverSingular,      // the DLS normal matrix was singular
+  kNonFinite,             // NaN or infinity anywhere in the cycle
+  kOperatorStop,          // stop requested by the operator
+  kDeadmanReleased,       // a hand-controller sample arrived with the enable switch released
+  kGroundLinkLost,        // the teleoperation stream from the ground closed
+};
+
+// Behaviours a task enables (tether.v1.Behaviour), one per `enabled` section of
+// TaskParameters.
+enum class Behaviour : std::uint8_t {
+  kUnspecified,  // only for a message that did not say; no task section
+  kTrajectory,
+  kSpringTrajectory,
+  kTeleoperation,
+  kForceControl,
+  kJointLimitAvoidance,
+  kSingularityAvoidance,
+  kSingularityRobustness,
+  kDither,
+  kProximity,
+  kManipulability,
+  kObstacleAvoidance,
+};
+
+// Lower-case names for operators: "running", "control-loop overrun", "force control",
+// "configuration control". Every enumerator has its own name; "unknown" only for a value
+// outside the enumeration.
+const char* to_string(ExecutorState state);
+const char* to_string(BreachCause cause);
+const char* to_string(Behaviour behaviour);
+const char* to_string(ResolverKind kind);
+
+// Unit of a breach's measured value and bound as written after the numbers: "m", "rad",
+// "N", "N·m", "s", "cycles"; empty for causes that carry no value (arm fault, operator
+// stop, ...).
+const char* unit_of(BreachCause cause);
+
+// The behaviours `task` enables, in the order of Behaviour. Allocates.
+std::vector<Behaviour> enabled_behaviours(const TaskParameters& task);
+
+}  // namespace tether

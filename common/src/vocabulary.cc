@@ -1,0 +1,155 @@
+#include "tether/common/vocabulary.h"
+
+namespace tether {
+
+// Every switch below names every enumerator and has no default, so -Wswitch (-Wall) turns
+// a new enumerator without a name into a build error. The "unknown" after each switch is
+// for a value cast from outside the enumeration.
+
+const char* to_string(ExecutorState state) {
+  switch (state) {
+    case ExecutorState::kUnspecified:
+      return "unspecified";
+    case ExecutorState::kIdle:
+      return "idle";
+    case ExecutorState::kRunning:
+      return "running";
+    case ExecutorState::kStopping:
+      return "stopping";
+    case ExecutorState::kStopped:
+      return "stopped";
+  }
+  return "unknown";
+}
+
+const char* to_string(BreachCause cause) {
+  switch (cause) {
+    case BreachCause::kNone:
+      return "none";
+    case BreachCause::kTranslationDeviation:
+      return "translation deviation";
+    case BreachCause::kRotationDeviation:
+      return "rotation deviation";
+    case BreachCause::kArmAngleDeviation:
+      return "arm-angle deviation";
+    case BreachCause::kForce:
+      return "force";
+    case BreachCause::kTorque:
+      return "torque";
+    case BreachCause::kProximityTooClose:
+      return "proximity too close";
+    case BreachCause::kProximityTooFar:
+      return "proximity too far";
+    case BreachCause::kJointLimitMargin:
+      return "joint-limit margin";
+    case BreachCause::kLoopOverrun:
+      return "control-loop overrun";
+    case BreachCause::kTeleoperationStalled:
+      return "teleoperation stream stalled";
+    case BreachCause::kArmFault:
+      return "arm fault";
+    case BreachCause::kResolverSingular:
+      return "resolver singular";
+    case BreachCause::kNonFinite:
+      return "non-finite value";
+    case BreachCause::kOperatorStop:
+      return "operator stop";
+    case BreachCause::kDeadmanReleased:
+      return "deadman released";
+    case BreachCause::kGroundLinkLost:
+      return "ground link lost";
+  }
+  return "unknown";
+}
+
+const char* to_string(Behaviour behaviour) {
+  switch (behaviour) {
+    case Behaviour::kUnspecified:
+      return "unspecified";
+    case Behaviour::kTrajectory:
+      return "trajectory";
+    case Behaviour::kSpringTrajectory:
+      return "spring trajectory";
+    case Behaviour::kTeleoperation:
+      return "teleoperation";
+    case Behaviour::kForceControl:
+      return "force control";
+    case Behaviour::kJointLimitAvoidance:
+      return "joint-limit avoidance";
+    case Behaviour::kSingularityAvoidance:
+      return "singularity avoidance";
+    case Behaviour::kSingularityRobustness:
+      return "singularity robustness";
+    case Behaviour::kDither:
+      return "dither";
+    case Behaviour::kProximity:
+      return "proximity";
+    case Behaviour::kManipulability:
+      return "manipulability";
+    case Behaviour::kObstacleAvoidance:
+      return "obstacle avoidance";
+  }
+  return "unknown";
+}
+
+const char* to_string(ResolverKind kind) {
+  switch (kind) {
+    case ResolverKind::kDls:
+      return "dls";
+    case ResolverKind::kConfigurationControl:
+      return "configuration control";
+    case ResolverKind::kConstrainedOptimisation:
+      return "constrained optimisation";
+    case ResolverKind::kShake:
+      return "shake";
+  }
+  return "unknown";
+}
+
+const char* unit_of(BreachCause cause) {
+  switch (cause) {
+    case BreachCause::kTranslationDeviation:
+    case BreachCause::kProximityTooClose:
+    case BreachCause::kProximityTooFar:
+      return "m";
+    case BreachCause::kRotationDeviation:
+    case BreachCause::kArmAngleDeviation:
+    case BreachCause::kJointLimitMargin:
+      return "rad";
+    case BreachCause::kForce:
+      return "N";
+    case BreachCause::kTorque:
+      return "N·m";
+    case BreachCause::kTeleoperationStalled:
+      return "s";
+    case BreachCause::kLoopOverrun:
+      return "cycles";
+    case BreachCause::kNone:
+    case BreachCause::kArmFault:
+    case BreachCause::kResolverSingular:
+    case BreachCause::kNonFinite:
+    case BreachCause::kOperatorStop:
+    case BreachCause::kDeadmanReleased:
+    case BreachCause::kGroundLinkLost:
+      return "";
+  }
+  return "";
+}
+
+std::vector<Behaviour> enabled_behaviours(const TaskParameters& task) {
+  std::vector<Behaviour> b;
+  if (task.trajectory.enabled) b.push_back(Behaviour::kTrajectory);
+  if (task.spring_trajectory.enabled) b.push_back(Behaviour::kSpringTrajectory);
+  if (task.teleoperation.enabled) b.push_back(Behaviour::kTeleoperation);
+  if (task.force_control.enabled) b.push_back(Behaviour::kForceControl);
+  if (task.joint_limit_avoidance.enabled) b.push_back(Behaviour::kJointLimitAvoidance);
+  if (task.singularity_avoidance.enabled) b.push_back(Behaviour::kSingularityAvoidance);
+  if (task.singularity_robustness.enabled) b.push_back(Behaviour::kSingularityRobustness);
+  if (task.dither.enabled) b.push_back(Behaviour::kDither);
+  if (task.proximity.enabled) b.push_back(Behaviour::kProximity);
+  if (task.manipulability.enabled) b.push_back(Behaviour::kManipulability);
+  if (task.obstacle_avoidance.enabled) b.push_back(Behaviour::kObstacleAvoidance);
+  return b;
+}
+
+}  // namespace tether
