@@ -6,6 +6,8 @@ function(tether_target_defaults target)
   target_compile_features(${target} PUBLIC cxx_std_20)
   set_target_properties(${target} PROPERTIES CXX_EXTENSIONS OFF)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic)
+  # What every tool prints for --version.
+  target_compile_definitions(${target} PRIVATE TETHER_VERSION="${PROJECT_VERSION}")
   # GCC 12's -Wmaybe-uninitialized fires inside Eigen's fixed-size SVD/LLT after inlining
   # (false positives attributed to the caller); every other warning stays on.
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")

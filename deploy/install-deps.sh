@@ -9,6 +9,7 @@ packages=(
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
   liburdfdom-dev liburdfdom-headers-dev libtinyxml-dev libconsole-bridge-dev
   libmujoco-dev
+  libcli11-dev
   libqhull-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   liborocos-kdl-dev

@@ -3,17 +3,15 @@
 #include <Eigen/SVD>
 #include <cmath>
 #include <iomanip>
-#include <numbers>
 
 #include "tether/common/arm_angle.h"
 #include "tether/common/kinematics.h"
 #include "tether/common/motion_space.h"
 #include "tether/common/spatial.h"
+#include "tether/common/units.h"
 
 namespace tether::tools {
 namespace {
-
-constexpr double kDeg = 180.0 / std::numbers::pi;
 
 const char* status_text(ArmAngleStatus status) {
   switch (status) {
@@ -63,9 +61,9 @@ void print_arm_report(const ArmModel& arm, const std::vector<JointVector>& confi
   for (int i = 0; i < arm.dof(); ++i) {
     const auto& j = arm.joints[static_cast<std::size_t>(i)];
     out << "  " << std::setw(16) << std::left << j.name << std::right << " limits [" << std::setw(8)
-        << j.limits.lower * kDeg << ", " << std::setw(8) << j.limits.upper * kDeg << "] deg, "
-        << j.limits.velocity * kDeg << " deg/s, " << j.limits.acceleration << " rad/s^2, link mass "
-        << j.link.mass << " kg\n";
+        << j.limits.lower * kRadToDeg << ", " << std::setw(8) << j.limits.upper * kRadToDeg
+        << "] deg, " << j.limits.velocity * kRadToDeg << " deg/s, " << j.limits.acceleration
+        << " rad/s^2, link mass " << j.link.mass << " kg\n";
   }
   out << "  arm-angle reference plane vector V = (" << reference_plane.transpose() << ")\n";
   out << "  composite Jacobian rows: v_x v_y v_z (m/s) | w_x w_y w_z (rad/s) | psi_dot (rad/s), "
@@ -80,15 +78,15 @@ void print_arm_report(const ArmModel& arm, const std::vector<JointVector>& confi
     const Vector3 rotvec = so3_log(state.tool.R);
 
     out << "\nconfiguration " << ++index << "\n";
-    out << "  q [deg]          = (" << (q * kDeg).transpose() << ")\n";
+    out << "  q [deg]          = (" << (q * kRadToDeg).transpose() << ")\n";
     out << "  tool position [m] = (" << state.tool.p.transpose() << ")\n";
-    out << "  tool rotation     = " << rotvec.norm() * kDeg << " deg about ("
+    out << "  tool rotation     = " << rotvec.norm() * kRadToDeg << " deg about ("
         << (rotvec.norm() > 0 ? Vector3(rotvec.normalized()) : Vector3::UnitZ()).transpose()
         << ")\n";
     out << "  shoulder S [m]    = (" << state.shoulder.transpose() << ")\n";
     out << "  elbow    E [m]    = (" << state.elbow.transpose() << ")\n";
     out << "  wrist    W [m]    = (" << state.wrist.transpose() << ")\n";
-    out << "  arm angle psi     = " << psi.psi * kDeg << " deg (" << status_text(psi.status)
+    out << "  arm angle psi     = " << psi.psi * kRadToDeg << " deg (" << status_text(psi.status)
         << ")\n";
     out << "  composite Jacobian J (7x7):\n" << J.format(row_format) << "\n";
     out << "  singular values   = (" << sv.transpose() << "), condition number "

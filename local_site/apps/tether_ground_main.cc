@@ -1,8 +1,11 @@
 // tether-ground: the local site's operator service (see ground/ground_station.h).
-#include <cstdlib>
 #include <iostream>
+#include <stdexcept>
 #include <string>
+#include <string_view>
+#include <vector>
 
+#include "tether/cli/options.h"
 #include "tether/local/ground/ground_station.h"
 
 namespace {
@@ -10,136 +13,141 @@ namespace {
 using namespace tether;
 using namespace tether::local;
 
-constexpr const char* kUsage =
-    R"(usage: tether-ground --site [NAME=]HOST:PORT [--site ...] [options]
+constexpr int kExitBreach = 3;       // a site stopped its arm on a bound breach
+constexpr int kExitUnreachable = 6;  // a site could not be reached
 
-The local site's operator service: connects to one or more remote sites (tether-remote
---serve), reports each site's executor state and breaches, and teleoperates one of them with
-a hand controller, rendering force reflection on the hand controller's actuators.
-
-  --site [NAME=]HOST:PORT   a remote site; repeat for several
-  --teleop NAME             the site to teleoperate (default: the first)
-  --device SPEC             hand controller: keyboard, evdev:/dev/input/eventN,
-                            joystick:/dev/input/jsN, script:FILE, sim, sim:FILE, or none to
-                            only watch the sites (default sim)
-  --mode tool|world|camera  teleoperation mode (default tool)
-  --scale T[,R]             translation and rotation scale, remote per hand (default 1,1)
-  --reflect none|measured|error
-                            force reflection of the measured wrench F_a or the tracking error
-                            F_r - F_a (default measured)
-  --force-scale S           rendered N per remote N (default 0.1)
-  --torque-scale S          rendered N m per remote N m (default 0.01)
-  --max-force N             clamp on the rendered force [N] (default 5)
-  --max-torque NM           clamp on the rendered torque [N m] (default 0.5)
-  --rate HZ                 increments per second (default 1000)
-  --duration SECONDS        stop after this long (default: until Ctrl-C or the script ends)
-  --start TASK              start this stored task on the teleoperated site once streaming,
-                            and stop it at the end
-  --operator NAME           operator name for the control lease (default $USER@host)
-  --report FILE             write the session summary as "key value" lines
-  --help                    this text
-
-Keyboard keys are listed in local_site/README.md.
-exit status: 0 ok, 1 error, 2 usage, 3 a site stopped its arm on a bound breach, 6 a site
-could not be reached
-)";
-
-[[noreturn]] void usage_error(const std::string& message) {
-  std::cerr << "tether-ground: " << message << "\n\n" << kUsage;
-  std::exit(2);
-}
-
-double number(const std::string& option, const std::string& text) {
-  try {
-    std::size_t used = 0;
-    const double v = std::stod(text, &used);
-    if (used == text.size()) return v;
-  } catch (const std::exception&) {
-  }
-  usage_error(option + " '" + text + "' is not a number");
-}
+// The ranges OperatorInput and TeleopSession enforce (validate(ForceReflectionConfig),
+// TeleopOptions::rate), checked here too so that the error names the option.
+constexpr double kMaxForceScale = 10.0;               // rendered N per remote N
+constexpr double kMaxTorqueScale = 10.0;              // rendered N·m per remote N·m
+constexpr double kMaxRenderedForce = 100.0;           // [N]
+constexpr double kMaxRenderedTorque = 10.0;           // [N·m]
+constexpr double kMinRate = 10.0, kMaxRate = 5000.0;  // [Hz]
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  CLI::App app(
+      "The local site's operator service: connects to one or more remote sites (tether-remote\n"
+      "--serve), reports each site's executor state and breaches, and teleoperates one of them\n"
+      "with a hand controller, rendering force reflection on the hand controller's actuators.\n"
+      "Keyboard keys are listed in local_site/README.md.");
+  cli::configure(app, {"tether-ground",
+                       {"tether-ground --site [NAME=]HOST:PORT [--site ...] [options]"},
+                       {{cli::kExitOk, "ok"},
+                        {cli::kExitFailure, "error"},
+                        {cli::kExitUsage, "bad command line"},
+                        {kExitBreach, "a site stopped its arm on a bound breach"},
+                        {kExitUnreachable, "a site could not be reached"}}});
   GroundOptions options;
   options.input.reflection = default_reflection();
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage_error(arg + " needs a value");
-      return argv[++i];
-    };
-    try {
-      if (arg == "--help" || arg == "-h") {
-        std::cout << kUsage;
-        return 0;
-      } else if (arg == "--site") {
-        options.sites.push_back(parse_site(value()));
-      } else if (arg == "--teleop") {
-        options.teleop_site = value();
-      } else if (arg == "--device") {
-        options.device = value();
-      } else if (arg == "--mode") {
-        const std::string m = value();
-        if (m == "tool")
-          options.input.mode = TeleopMode::kTool;
-        else if (m == "world")
-          options.input.mode = TeleopMode::kWorld;
-        else if (m == "camera")
-          options.input.mode = TeleopMode::kCamera;
-        else
-          usage_error("--mode '" + m + "': expected tool, world or camera");
-      } else if (arg == "--scale") {
-        const std::string v = value();
-        const auto comma = v.find(',');
-        options.input.translation_scale = number(arg, v.substr(0, comma));
-        options.input.rotation_scale = comma == std::string::npos
-                                           ? options.input.translation_scale
-                                           : number(arg, v.substr(comma + 1));
-      } else if (arg == "--reflect") {
-        const std::string v = value();
-        using Source = ForceReflectionConfig::Source;
-        if (v == "none")
-          options.input.reflection.source = Source::kNone;
-        else if (v == "measured")
-          options.input.reflection.source = Source::kMeasured;
-        else if (v == "error")
-          options.input.reflection.source = Source::kTrackingError;
-        else
-          usage_error("--reflect '" + v + "': expected none, measured or error");
-      } else if (arg == "--force-scale") {
-        options.input.reflection.force_scale = number(arg, value());
-      } else if (arg == "--torque-scale") {
-        options.input.reflection.torque_scale = number(arg, value());
-      } else if (arg == "--max-force") {
-        options.input.reflection.max_force = number(arg, value());
-      } else if (arg == "--max-torque") {
-        options.input.reflection.max_torque = number(arg, value());
-      } else if (arg == "--rate") {
-        options.rate = number(arg, value());
-      } else if (arg == "--duration") {
-        options.duration = number(arg, value());
-      } else if (arg == "--start") {
-        options.start_task = value();
-      } else if (arg == "--operator") {
-        options.operator_name = value();
-      } else if (arg == "--report") {
-        options.report_path = value();
-      } else {
-        usage_error("unknown option '" + arg + "'");
-      }
-    } catch (const std::invalid_argument& e) {
-      usage_error(e.what());
+  const OperatorInputConfig input_defaults;
+  std::vector<std::string> sites;
+  std::string mode = "tool", reflect = "measured", scale;
+  app.add_option("--site", sites, "a remote site; repeat for several")
+      ->option_text("[NAME=]HOST:PORT")
+      ->required()
+      ->check(cli::ParsedBy([](const std::string& text) { parse_site(text); }))
+      // One value per --site, every --site kept.
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  app.add_option("--teleop", options.teleop_site, "the site to teleoperate (default: the first)")
+      ->option_text("NAME");
+  app.add_option("--device", options.device,
+                 "hand controller: keyboard, evdev:/dev/input/eventN,\n"
+                 "joystick:/dev/input/jsN, script:FILE, sim, sim:FILE, or none to\n"
+                 "only watch the sites (default sim)")
+      ->option_text("SPEC")
+      ->check(cli::NonEmpty());
+  app.add_option("--mode", mode, "teleoperation mode (default tool)")
+      ->option_text("tool|world|camera")
+      ->check(cli::OneOf([](std::string_view m) { return teleop_mode_from_name(m).has_value(); },
+                         kTeleopModeNames));
+  app.add_option("--scale", scale,
+                 "translation and rotation scale, remote per hand (default 1,1; R\n"
+                 "defaults to T)")
+      ->option_text("T[,R]")
+      ->check(cli::ParsedBy([&](const std::string& text) {
+        const auto comma = text.find(',');
+        cli::parse_number(text.substr(0, comma), input_defaults.min_scale,
+                          input_defaults.max_scale);
+        if (comma != std::string::npos) {
+          cli::parse_number(text.substr(comma + 1), input_defaults.min_scale,
+                            input_defaults.max_scale);
+        }
+      }));
+  app.add_option("--reflect", reflect,
+                 "force reflection of the measured wrench F_a or the tracking error\n"
+                 "F_r - F_a (default measured)")
+      ->option_text("none|measured|error")
+      ->check(
+          cli::OneOf([](std::string_view r) { return reflection_source_from_name(r).has_value(); },
+                     kReflectionSourceNames));
+  app.add_option("--force-scale", options.input.reflection.force_scale,
+                 "rendered N per remote N (default 0.1)")
+      ->option_text("S")
+      ->transform(cli::Number(0.0, kMaxForceScale));
+  app.add_option("--torque-scale", options.input.reflection.torque_scale,
+                 "rendered N m per remote N m (default 0.01)")
+      ->option_text("S")
+      ->transform(cli::Number(0.0, kMaxTorqueScale));
+  app.add_option("--max-force", options.input.reflection.max_force,
+                 "clamp on the rendered force [N] (default 5)")
+      ->option_text("N")
+      ->transform(cli::Number(0.0, kMaxRenderedForce));
+  app.add_option("--max-torque", options.input.reflection.max_torque,
+                 "clamp on the rendered torque [N m] (default 0.5)")
+      ->option_text("NM")
+      ->transform(cli::Number(0.0, kMaxRenderedTorque));
+  app.add_option("--rate", options.rate, "increments per second (default 1000)")
+      ->option_text("HZ")
+      ->transform(cli::Number(kMinRate, kMaxRate));
+  app.add_option("--duration", options.duration,
+                 "stop after this long, e.g. 30 or 30s (default: until Ctrl-C or the\n"
+                 "script ends)")
+      ->option_text("T")
+      ->transform(cli::Seconds());
+  app.add_option("--start", options.start_task,
+                 "start this stored task on the teleoperated site once streaming,\n"
+                 "and stop it at the end")
+      ->option_text("TASK");
+  app.add_option("--operator", options.operator_name,
+                 "operator name for the control lease (default $USER@host)")
+      ->option_text("NAME")
+      ->check(cli::NonEmpty());
+  app.add_option("--report", options.report_path,
+                 "write the session summary as \"key value\" lines")
+      ->option_text("FILE");
+  app.callback([&] {
+    for (const std::string& text : sites) options.sites.push_back(parse_site(text));
+    if (options.teleop_site.empty()) return;
+    for (const SiteAddress& site : options.sites) {
+      if (site.name == options.teleop_site) return;
     }
+    throw CLI::ValidationError("--teleop",
+                               "'" + options.teleop_site + "': expected the NAME of a --site");
+  });
+  if (const auto status = cli::parse(app, argc, argv)) return *status;
+
+  // Validated while parsing, so these parse.
+  options.input.mode = *teleop_mode_from_name(mode);
+  options.input.reflection.source = *reflection_source_from_name(reflect);
+  if (!scale.empty()) {
+    const auto comma = scale.find(',');
+    options.input.translation_scale = cli::parse_number(scale.substr(0, comma));
+    options.input.rotation_scale = comma == std::string::npos
+                                       ? options.input.translation_scale
+                                       : cli::parse_number(scale.substr(comma + 1));
   }
-  if (options.sites.empty()) usage_error("give at least one --site");
   try {
     return run_ground_station(options, std::cout);
   } catch (const std::invalid_argument& e) {
-    usage_error(e.what());
+    // Settings the session refuses (validate(OperatorInputConfig)) are the command line's.
+    std::cerr << "tether-ground: " << e.what() << '\n';
+    return cli::kExitUsage;
   } catch (const std::exception& e) {
     std::cerr << "tether-ground: " << e.what() << '\n';
-    return 1;
+    return cli::kExitFailure;
   }
 }

@@ -1,81 +1,79 @@
 // tether-compare-resolvers: the same scenarios through every redundancy resolver, as a
 // Markdown table (remote_site/comparison/resolver_comparison.h says what is measured).
 
-#include <cstdlib>
+#include <array>
 #include <fstream>
 #include <iostream>
-#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
+#include "tether/cli/options.h"
 #include "tether/common/urdf_loader.h"
 #include "tether/remote/comparison/resolver_comparison.h"
 
 namespace {
 
-std::optional<tether::ResolverKind> parse_resolver(const std::string& name) {
-  using tether::ResolverKind;
-  if (name == "dls") return ResolverKind::kDls;
-  if (name == "configuration-control") return ResolverKind::kConfigurationControl;
-  if (name == "constrained-optimisation") return ResolverKind::kConstrainedOptimisation;
-  if (name == "shake") return ResolverKind::kShake;
-  return std::nullopt;
-}
-
-int usage(std::ostream& out, int status) {
-  out << "usage: tether-compare-resolvers [--out FILE] [--laps N] [--task-dir DIR]\n"
-         "                                [--scenario 0-3] [--resolver NAME]\n"
-         "  Runs door opening, obstacle pass, reach through a hole and a closed path\n"
-         "  (N laps, default 20) through DLS, configuration control, constrained\n"
-         "  optimisation and SHAKE on the simulated iiwa7 and prints a Markdown table\n"
-         "  (also written to FILE). Exit status: 0 every run completed, 1 some did not,\n"
-         "  2 usage.\n";
-  return status;
-}
+// The names --resolver takes.
+constexpr std::array<std::pair<std::string_view, tether::ResolverKind>, 4> kResolverNames = {{
+    {"dls", tether::ResolverKind::kDls},
+    {"configuration-control", tether::ResolverKind::kConfigurationControl},
+    {"constrained-optimisation", tether::ResolverKind::kConstrainedOptimisation},
+    {"shake", tether::ResolverKind::kShake},
+}};
 
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace tether;
   using namespace tether::remote;
+  CLI::App app(
+      "Runs door opening, obstacle pass, reach through a hole and a closed path (N laps)\n"
+      "through DLS, configuration control, constrained optimisation and SHAKE on the simulated\n"
+      "iiwa7 and prints a Markdown table (also written to FILE).");
+  cli::configure(app, {"tether-compare-resolvers",
+                       {"tether-compare-resolvers [--out FILE] [--laps N] [--scenario 0-3] "
+                        "[--resolver NAME] [--task-dir DIR]"},
+                       {{cli::kExitOk, "every run completed"},
+                        {cli::kExitFailure, "some did not, or the table could not be written"},
+                        {cli::kExitUsage, "bad command line"}}});
   ComparisonOptions options;
   std::string out_path;
+  int scenario = -1;
+  std::string resolver;
+  app.add_option("--out", out_path, "also write the table to FILE")->option_text("FILE");
+  app.add_option("--laps", options.closed_path_laps, "laps of the closed path (default 20)")
+      ->option_text("N")
+      ->transform(cli::Count(1, 1000));
+  app.add_option("--task-dir", options.task_dir,
+                 "where door_force.textproto lives (default: the source tree's tasks)")
+      ->option_text("DIR");
+  app.add_option("--scenario", scenario,
+                 "only this scenario: 0 door opening, 1 obstacle pass, 2 reach through a hole,\n"
+                 "3 closed path (default: all)")
+      ->option_text("0-3")
+      ->transform(cli::Count(0, 3));
+  app.add_option("--resolver", resolver, "only this resolver (default: all)")
+      ->option_text("NAME")
+      ->check(cli::OneOf(
+          [](std::string_view name) {
+            for (const auto& [known, kind] : kResolverNames) {
+              if (name == known) return true;
+            }
+            return false;
+          },
+          "dls, configuration-control, constrained-optimisation or shake"));
+  if (const auto status = cli::parse(app, argc, argv)) return *status;
+
   std::vector<Scenario> scenarios = {Scenario::kDoorOpening, Scenario::kObstaclePass,
                                      Scenario::kReachThroughHole, Scenario::kClosedPath};
-  std::vector<ResolverKind> resolvers = {ResolverKind::kDls, ResolverKind::kConfigurationControl,
-                                         ResolverKind::kConstrainedOptimisation,
-                                         ResolverKind::kShake};
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") return usage(std::cout, 0);
-    if (i + 1 >= argc) return usage(std::cerr, 2);
-    const std::string value = argv[++i];
-    if (arg == "--out") {
-      out_path = value;
-    } else if (arg == "--laps") {
-      options.closed_path_laps = std::atoi(value.c_str());
-      if (options.closed_path_laps < 1 || options.closed_path_laps > 1000) {
-        std::cerr << "tether-compare-resolvers: --laps " << value << ": must be in [1, 1000]\n";
-        return 2;
-      }
-    } else if (arg == "--task-dir") {
-      options.task_dir = value;
-    } else if (arg == "--scenario") {
-      const int n = std::atoi(value.c_str());
-      if (n < 0 || n > 3) return usage(std::cerr, 2);
-      scenarios = {static_cast<Scenario>(n)};
-    } else if (arg == "--resolver") {
-      const auto kind = parse_resolver(value);
-      if (!kind) {
-        std::cerr << "tether-compare-resolvers: --resolver " << value
-                  << ": expected dls, configuration-control, constrained-optimisation or shake\n";
-        return 2;
-      }
-      resolvers = {*kind};
-    } else {
-      return usage(std::cerr, 2);
-    }
+  if (scenario >= 0) scenarios = {static_cast<Scenario>(scenario)};
+  std::vector<ResolverKind> resolvers;
+  for (const auto& [name, kind] : kResolverNames) {
+    if (resolver.empty() || resolver == name) resolvers.push_back(kind);
   }
+
   try {
     const ArmModel arm = load_default_arm();
     std::vector<ScenarioResult> results;
@@ -95,12 +93,12 @@ int main(int argc, char** argv) {
       file << table;
       if (!file) {
         std::cerr << "tether-compare-resolvers: cannot write " << out_path << '\n';
-        return 1;
+        return cli::kExitFailure;
       }
     }
-    return all ? 0 : 1;
+    return all ? cli::kExitOk : cli::kExitFailure;
   } catch (const std::exception& e) {
     std::cerr << "tether-compare-resolvers: " << e.what() << '\n';
-    return 1;
+    return cli::kExitFailure;
   }
 }

@@ -1,109 +1,58 @@
 // tether-remote: the remote-site executor on the embedded MuJoCo arm.
 #include <spdlog/spdlog.h>
 
-#include <cmath>
+#include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <memory>
+#include <stdexcept>
 #include <string>
+#include <string_view>
+#include <vector>
 
+#include "tether/cli/options.h"
 #include "tether/common/task/validation.h"
-#include "tether/common/urdf_loader.h"
+#include "tether/common/units.h"
 #include "tether/proto/convert.h"
 #include "tether/proto/task_io.h"
-#include "tether/remote/sim/simulated_arm.h"
 #include "tether/remote/arm_link/udp_arm.h"
 #include "tether/remote/loop/task_runner.h"
 #include "tether/remote/report/plot.h"
 #include "tether/remote/server/remote_site_server.h"
+#include "tether/remote/sim/simulated_arm.h"
 
 namespace {
 
 using namespace tether;
 using namespace tether::remote;
 
-constexpr const char* kUsage = R"(usage: tether-remote --task FILE [options]
-       tether-remote --serve HOST:PORT [options]
+constexpr int kExitBreach = 3;  // the task was stopped by a bound breach
 
-Runs a task parameter set (.textproto or .json) on the embedded MuJoCo-simulated arm and
-prints a summary; or, with --serve, runs the remote site: the real-time control loop and
-executor behind the tether.v1.RemoteSite gRPC service (plus grpc.health.v1 and server
-reflection), driven by a ground station (tether, tether-ground).
-
-serve mode:
-  --serve HOST:PORT        listen address, e.g. 127.0.0.1:50051 (port 0 picks a free port;
-                           the line "tether-remote: serving on HOST:PORT" is printed)
-  --site NAME              the site's name in status replies (default remote)
-  --task-dir DIR           keep uploaded task sets in DIR as NAME.textproto (default: memory)
-  --lease-timeout T        control lapses after T of silence from its operator (default 5s)
-  --port-file FILE         also write the bound port to FILE
-  --duration T             serve for T, then stop (default: until SIGINT/SIGTERM)
-  --arm-link udp:HOST:PORT drive an arm over the UDP joint-servo link (tether-simarm or a
-                           hardware bridge) instead of the embedded simulation
-  --link-timeout T         no arm state for T = lost arm link → controlled stop (default 10ms)
-  --arm, --base, --tool, --scene as below
-
-task mode:
-  --task FILE              task parameter set (protobuf text format or JSON)
-  --duration T             task time to run, e.g. 10s, 500ms (default 10s)
-  --arm NAME|URDF          iiwa7 (default) or panda, or a URDF file (with --base/--tool)
-  --base LINK --tool LINK  base and tool links of a URDF given with --arm
-  --scene NAME             free (default), door, wall, obstacles, proximity
-  --realtime | --batch     pace cycles on the wall clock (default) or run as fast as possible
-  --hand-controller SPEC   scripted hand controller, rotate-AXIS:DEG_PER_S:SECONDS, e.g.
-                           rotate-x:15:2 turns the handle about its x axis at 15 deg/s for 2 s
-  --csv FILE               every cycle's telemetry as CSV
-  --plot FILE.png          plots (aux angle, force and torque magnitude vs time)
-  --validate               only load and validate the task
-exit status: 0 ok, 1 set-up error (file, task validation, address in use), 2 usage, 3 the
-task was stopped by a bound breach
-)";
-
-[[noreturn]] void usage_error(const std::string& message) {
-  std::cerr << "tether-remote: " << message << "\n\n" << kUsage;
-  std::exit(2);
-}
-
-double parse_duration(const std::string& text) {
-  std::size_t used = 0;
-  double value = 0.0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    usage_error("--duration '" + text + "' is not a duration");
-  }
-  const std::string unit = text.substr(used);
-  if (unit == "ms")
-    value *= 1e-3;
-  else if (!unit.empty() && unit != "s")
-    usage_error("--duration unit must be s or ms");
-  if (!(value > 0.0) || !std::isfinite(value)) usage_error("--duration must be > 0");
-  return value;
-}
-
-SceneKind parse_scene(const std::string& name) {
-  if (const auto scene = scene_from_name(name)) return *scene;
-  usage_error("--scene '" + name + "': expected " + kSceneNames);
-}
-
+// rotate-AXIS:DEG_PER_S:SECONDS, e.g. rotate-x:15:2: the handle turns about its x axis at
+// 15 deg/s for 2 s. Throws std::invalid_argument naming the text and the format.
 HandControllerScript parse_hand_controller(const std::string& spec) {
-  // rotate-AXIS:DEG_PER_S:SECONDS
+  const auto fail = [&](const std::string& problem) -> HandControllerScript {
+    throw std::invalid_argument("'" + spec + "': " + problem +
+                                " (expected rotate-AXIS:DEG_PER_S:SECONDS, e.g. rotate-x:15:2)");
+  };
   const auto c1 = spec.find(':');
   const auto c2 = spec.find(':', c1 + 1);
-  if (spec.rfind("rotate-", 0) != 0 || c1 == std::string::npos || c2 == std::string::npos ||
-      c1 != 8) {
-    usage_error("--hand-controller '" + spec + "': expected rotate-AXIS:DEG_PER_S:SECONDS");
+  if (spec.rfind("rotate-", 0) != 0 || c1 != 8 || c2 == std::string::npos) {
+    return fail("not a scripted rotation");
   }
   const char axis = spec[7];
-  if (axis < 'x' || axis > 'z') usage_error("--hand-controller axis must be x, y or z");
-  double rate = 0.0, seconds = 0.0;
+  if (axis < 'x' || axis > 'z') return fail("the axis must be x, y or z");
+  double rate = 0.0, seconds = 0.0;  // [rad/s], [s]
   try {
-    rate = std::stod(spec.substr(c1 + 1, c2 - c1 - 1)) * M_PI / 180.0;
-    seconds = std::stod(spec.substr(c2 + 1));
-  } catch (const std::exception&) {
-    usage_error("--hand-controller '" + spec + "': rate and duration must be numbers");
+    rate = cli::parse_number(spec.substr(c1 + 1, c2 - c1 - 1)) * kDegToRad;
+  } catch (const std::invalid_argument& e) {
+    return fail(std::string("DEG_PER_S ") + e.what());
+  }
+  try {
+    seconds = cli::parse_seconds(spec.substr(c2 + 1));
+  } catch (const std::invalid_argument& e) {
+    return fail(std::string("SECONDS ") + e.what());
   }
   const int index = 3 + (axis - 'x');
   return [=](double time, double dt) {
@@ -116,80 +65,121 @@ HandControllerScript parse_hand_controller(const std::string& spec) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string task_path, arm_name = "iiwa7", base, tool, csv, plot, hand;
-  double duration = 10.0;
-  bool duration_given = false;
-  std::string serve_address, site = "remote", task_dir, port_file;
+  CLI::App app(
+      "Runs a task parameter set (.textproto or .json) on the embedded MuJoCo-simulated arm and\n"
+      "prints a summary; or, with --serve, runs the remote site: the real-time control loop and\n"
+      "executor behind the tether.v1.RemoteSite gRPC service (plus grpc.health.v1 and server\n"
+      "reflection), driven by a ground station (tether, tether-ground).");
+  cli::configure(
+      app, {"tether-remote",
+            {"tether-remote --task FILE [options]", "tether-remote --serve HOST:PORT [options]"},
+            {{cli::kExitOk, "ok"},
+             {cli::kExitFailure, "set-up error (file, task validation, address in use)"},
+             {cli::kExitUsage, "bad command line"},
+             {kExitBreach, "the task was stopped by a bound breach"}}});
+  const std::string serve_group = "serve mode";
+  const std::string task_group = "task mode";
+  std::string serve_address, site = "remote", task_dir, port_file, arm_link_spec;
   double lease_timeout = 5.0;
-  std::string arm_link_spec;
   double link_timeout = 0.01;
-  SceneKind scene = SceneKind::kFreeSpace;
-  std::string scene_name = "free";
-  Pacing pacing = Pacing::kRealTime;
+  double duration = 10.0;
+  auto* serve_option =
+      app.add_option("--serve", serve_address,
+                     "listen address, e.g. 127.0.0.1:50051 (port 0 picks a free port;\n"
+                     "the line \"tether-remote: serving on HOST:PORT\" is printed)")
+          ->option_text("HOST:PORT")
+          ->check(cli::HostPort(0))
+          ->group(serve_group);
+  app.add_option("--site", site, "the site's name in status replies (default remote)")
+      ->option_text("NAME")
+      ->check(cli::NonEmpty())
+      ->group(serve_group);
+  app.add_option("--task-dir", task_dir,
+                 "keep uploaded task sets in DIR as NAME.textproto (default: memory)")
+      ->option_text("DIR")
+      ->group(serve_group);
+  app.add_option("--lease-timeout", lease_timeout,
+                 "control lapses after T of silence from its operator (default 5s)")
+      ->option_text("T")
+      ->transform(cli::Seconds())
+      ->group(serve_group);
+  app.add_option("--port-file", port_file, "also write the bound port to FILE")
+      ->option_text("FILE")
+      ->group(serve_group);
+  app.add_option("--arm-link", arm_link_spec,
+                 "drive an arm over the UDP joint-servo link (tether-simarm or a hardware\n"
+                 "bridge) instead of the embedded simulation")
+      ->option_text("udp:HOST:PORT")
+      ->check(cli::ParsedBy([](const std::string& spec) {
+        if (spec.rfind("udp:", 0) != 0) {
+          throw std::invalid_argument("'" + spec + "': expected udp:HOST:PORT");
+        }
+        cli::parse_address(spec.substr(4));
+      }))
+      ->needs(serve_option)
+      ->group(serve_group);
+  app.add_option("--link-timeout", link_timeout,
+                 "no arm state for T = lost arm link -> controlled stop (default 10ms)")
+      ->option_text("T")
+      ->transform(cli::Seconds())
+      ->group(serve_group);
+
+  std::string task_path, csv, plot, hand;
   bool validate_only = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage_error(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--task")
-      task_path = value();
-    else if (arg == "--duration") {
-      duration = parse_duration(value());
-      duration_given = true;
-    } else if (arg == "--serve")
-      serve_address = value();
-    else if (arg == "--site")
-      site = value();
-    else if (arg == "--task-dir")
-      task_dir = value();
-    else if (arg == "--lease-timeout")
-      lease_timeout = parse_duration(value());
-    else if (arg == "--port-file")
-      port_file = value();
-    else if (arg == "--arm-link")
-      arm_link_spec = value();
-    else if (arg == "--link-timeout")
-      link_timeout = parse_duration(value());
-    else if (arg == "--arm")
-      arm_name = value();
-    else if (arg == "--base")
-      base = value();
-    else if (arg == "--tool")
-      tool = value();
-    else if (arg == "--scene")
-      scene = parse_scene(scene_name = value());
-    else if (arg == "--realtime")
-      pacing = Pacing::kRealTime;
-    else if (arg == "--batch")
-      pacing = Pacing::kBatch;
-    else if (arg == "--hand-controller")
-      hand = value();
-    else if (arg == "--csv")
-      csv = value();
-    else if (arg == "--plot")
-      plot = value();
-    else if (arg == "--validate")
-      validate_only = true;
-    else if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
-      return 0;
-    } else {
-      usage_error("unknown option '" + arg + "'");
-    }
-  }
-  if (task_path.empty() && serve_address.empty()) usage_error("--task or --serve is required");
-  if (!arm_link_spec.empty() && serve_address.empty()) usage_error("--arm-link needs --serve");
-  if (!task_path.empty() && !serve_address.empty()) {
-    usage_error("--task and --serve exclude each other: upload tasks to a serving site");
+  auto* task_option =
+      app.add_option("--task", task_path, "task parameter set (protobuf text format or JSON)")
+          ->option_text("FILE")
+          ->group(task_group);
+  auto* duration_option =
+      app.add_option("--duration", duration,
+                     "task time to run, e.g. 10s, 500ms (default 10s); with --serve: serve for T,\n"
+                     "then stop (default: until SIGINT/SIGTERM)")
+          ->option_text("T")
+          ->transform(cli::Seconds())
+          ->group(task_group);
+  bool batch = false, realtime = false;
+  auto* batch_flag =
+      app.add_flag("--batch", batch, "run the cycles as fast as possible")->group(task_group);
+  app.add_flag("--realtime", realtime, "pace cycles on the wall clock (the default)")
+      ->excludes(batch_flag)
+      ->group(task_group);
+  app.add_option("--hand-controller", hand,
+                 "scripted hand controller, rotate-AXIS:DEG_PER_S:SECONDS, e.g.\n"
+                 "rotate-x:15:2 turns the handle about its x axis at 15 deg/s for 2 s")
+      ->option_text("SPEC")
+      ->check(cli::ParsedBy([](const std::string& spec) { parse_hand_controller(spec); }))
+      ->group(task_group);
+  app.add_option("--csv", csv, "every cycle's telemetry as CSV")
+      ->option_text("FILE")
+      ->group(task_group);
+  app.add_option("--plot", plot, "plots (aux angle, force and torque magnitude vs time)")
+      ->option_text("FILE.png")
+      ->group(task_group);
+  app.add_flag("--validate", validate_only, "only load and validate the task")->group(task_group);
+
+  const std::string arm_group = "arm and scene (both modes)";
+  cli::ArmOptions arm_choice;
+  cli::add_arm_options(app, arm_choice);
+  std::string scene_name = "free";
+  app.add_option("--scene", scene_name, "free (default), door, wall, obstacles, proximity")
+      ->option_text("NAME")
+      ->check(cli::OneOf([](std::string_view name) { return scene_from_name(name).has_value(); },
+                         kSceneNames));
+  for (const char* name : {"--arm", "--base", "--tool", "--scene"}) {
+    app.get_option(name)->group(arm_group);
   }
 
+  task_option->excludes(serve_option);
+  app.callback([&] {
+    if (task_path.empty() && serve_address.empty()) throw CLI::RequiredError("--task or --serve");
+  });
+  if (const auto status = cli::parse(app, argc, argv)) return *status;
+  const bool duration_given = duration_option->count() > 0;
+  const SceneKind scene = *scene_from_name(scene_name);
+  const Pacing pacing = batch ? Pacing::kBatch : Pacing::kRealTime;
+
   try {
-    UrdfLoadOptions urdf_options;
-    if (!base.empty()) urdf_options.base_link = base;
-    if (!tool.empty()) urdf_options.tool_link = tool;
-    const ArmModel arm_model = load_arm_by_name(arm_name, urdf_options);
+    const ArmModel arm_model = arm_choice.load();
     if (!serve_address.empty()) {
       std::unique_ptr<ArmInterface> arm;
       ServerOptions options;
@@ -200,15 +190,11 @@ int main(int argc, char** argv) {
         arm = std::make_unique<SimulatedArm>(arm_model, sim_options);
         options.arm_link = "embedded simulation, scene " + scene_name;
       } else {
-        if (arm_link_spec.rfind("udp:", 0) != 0) {
-          usage_error("--arm-link '" + arm_link_spec + "': expected udp:HOST:PORT");
-        }
+        // Validated while parsing: udp:HOST:PORT.
+        const cli::Address endpoint = cli::parse_address(arm_link_spec.substr(4));
         UdpArmOptions udp;
-        try {
-          udp = parse_udp_endpoint(arm_link_spec.substr(4));
-        } catch (const std::invalid_argument& e) {
-          usage_error(std::string("--arm-link: ") + e.what());
-        }
+        udp.remote_host = endpoint.host;
+        udp.remote_port = endpoint.port;
         udp.link_timeout = link_timeout;
         arm = std::make_unique<UdpArm>(arm_model, udp);
         options.arm_link = "UDP joint-servo link " + arm_link_spec.substr(4);
@@ -234,7 +220,7 @@ int main(int argc, char** argv) {
     if (validate_only) {
       std::printf("%s: task '%s' is valid for %s\n", task_path.c_str(), task.name.c_str(),
                   arm_model.name.c_str());
-      return 0;
+      return cli::kExitOk;
     }
 
     SimulationOptions sim_options;
@@ -258,14 +244,14 @@ int main(int argc, char** argv) {
       double peak = 0.0;
       for (double a : record.aux0) peak = std::max(peak, a);
       std::printf("  door angle        %.2f deg at the end, %.2f deg peak\n",
-                  record.aux0.back() * 180.0 / M_PI, peak * 180.0 / M_PI);
+                  record.aux0.back() * kRadToDeg, peak * kRadToDeg);
     }
     std::printf("  peak force        %.2f N\n", record.peak_force);
     std::printf("  peak torque       %.2f N·m\n", record.peak_torque);
     if (!record.error.empty()) {
       const auto& e = record.error.back();
       std::printf("  final x_c - x_r   %.4f m, %.3f deg, arm angle %.3f deg\n", e.head<3>().norm(),
-                  e.segment<3>(3).norm() * 180.0 / M_PI, e[6] * 180.0 / M_PI);
+                  e.segment<3>(3).norm() * kRadToDeg, e[6] * kRadToDeg);
     }
     if (record.teleoperation.applied > 0) {
       std::printf("  hand controller   %llu samples applied, %llu lost, %llu duplicates\n",
@@ -290,7 +276,7 @@ int main(int argc, char** argv) {
       report::Figure figure;
       figure.title = "tether: " + task.name + " (" + arm_model.name + ", scene " + scene_name + ")";
       std::vector<double> degrees(record.aux0.size());
-      for (std::size_t k = 0; k < degrees.size(); ++k) degrees[k] = record.aux0[k] * 180.0 / M_PI;
+      for (std::size_t k = 0; k < degrees.size(); ++k) degrees[k] = record.aux0[k] * kRadToDeg;
       if (scene == SceneKind::kDoor) {
         report::Panel angle;
         angle.title = "door angle";
@@ -310,9 +296,9 @@ int main(int argc, char** argv) {
       report::write_png(figure, plot);
       std::printf("  plot              %s\n", plot.c_str());
     }
-    return record.breach ? 3 : 0;
+    return record.breach ? kExitBreach : cli::kExitOk;
   } catch (const std::exception& e) {
     std::cerr << "tether-remote: " << e.what() << '\n';
-    return 1;
+    return cli::kExitFailure;
   }
 }

@@ -4,82 +4,25 @@
 
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <csignal>
 #include <cstdio>
-#include <cstdlib>
 #include <exception>
-#include <iostream>
 #include <string>
+#include <string_view>
 #include <thread>
 
-#include "tether/common/urdf_loader.h"
-#include "tether/remote/sim/simulated_arm.h"
+#include "tether/cli/options.h"
 #include "tether/remote/arm_link/simarm_server.h"
+#include "tether/remote/sim/simulated_arm.h"
 
 namespace {
 
 using namespace tether;
 using namespace tether::remote;
 
-constexpr const char* kUsage = R"(usage: tether-simarm [options]
-
-Runs the MuJoCo-simulated arm in one of its scenes as a joint-servo process: it listens for
-COMMAND datagrams (arm-link protocol, see remote_site/README.md) and sends a STATE to the
-controller every servo period. Without commands it holds its position.
-
-  --arm NAME|URDF          iiwa7 (default) or panda, or a URDF file (with --base/--tool)
-  --base LINK --tool LINK  base and tool links of a URDF given with --arm
-  --scene NAME             free (default), door, wall, obstacles, proximity
-  --bind ADDRESS           address to listen on (default 127.0.0.1)
-  --port N                 UDP port to listen on (default 50600; 0: any free port)
-  --period T               servo period, e.g. 1ms (default), 500us
-  --command-timeout T      hold position when commands stop this long (default 20ms)
-  --duration T             stop after T of wall-clock time, e.g. 10s (default: run until
-                           SIGINT or SIGTERM)
-exit status: 0 ok, 1 runtime error (arm, scene, socket; or the simulation faulted), 2 usage
-)";
-
 std::atomic<bool> g_stop{false};
 
 extern "C" void on_signal(int) { g_stop.store(true); }
-
-[[noreturn]] void usage_error(const std::string& message) {
-  std::cerr << "tether-simarm: " << message << "\n\n" << kUsage;
-  std::exit(2);
-}
-
-// "10s", "20ms", "500us" or a plain number of seconds.
-double parse_time(const std::string& option, const std::string& text) {
-  std::size_t used = 0;
-  double value = 0.0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    usage_error(option + " '" + text + "' is not a time");
-  }
-  const std::string unit = text.substr(used);
-  if (unit == "ms")
-    value *= 1e-3;
-  else if (unit == "us")
-    value *= 1e-6;
-  else if (!unit.empty() && unit != "s")
-    usage_error(option + " unit must be s, ms or us");
-  if (!(value > 0.0) || !std::isfinite(value)) usage_error(option + " must be > 0");
-  return value;
-}
-
-std::uint16_t parse_port(const std::string& text) {
-  std::size_t used = 0;
-  unsigned long value = 0;
-  try {
-    value = std::stoul(text, &used);
-  } catch (const std::exception&) {
-    usage_error("--port '" + text + "' is not a number");
-  }
-  if (used != text.size() || value > 65535) usage_error("--port '" + text + "': expected 0…65535");
-  return static_cast<std::uint16_t>(value);
-}
 
 void print_statistics(const SimArmServerStatistics& s) {
   std::printf("tether-simarm: %.3f s of arm time\n", s.arm_time);
@@ -103,50 +46,49 @@ void print_statistics(const SimArmServerStatistics& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string arm_name = "iiwa7", base, tool, scene_name = "free";
-  SceneKind scene = SceneKind::kFreeSpace;
+  CLI::App app(
+      "Runs the MuJoCo-simulated arm in one of its scenes as a joint-servo process: it listens\n"
+      "for COMMAND datagrams (arm-link protocol, see remote_site/README.md) and sends a STATE to\n"
+      "the controller every servo period. Without commands it holds its position.");
+  cli::configure(
+      app, {"tether-simarm",
+            {"tether-simarm [options]"},
+            {{cli::kExitOk, "ok"},
+             {cli::kExitFailure, "runtime error (arm, scene, socket; or the simulation faulted)"},
+             {cli::kExitUsage, "bad command line"}}});
+  cli::ArmOptions arm_choice;
+  cli::add_arm_options(app, arm_choice);
+  std::string scene_name = "free";
+  app.add_option("--scene", scene_name, "free (default), door, wall, obstacles, proximity")
+      ->option_text("NAME")
+      ->check(cli::OneOf([](std::string_view name) { return scene_from_name(name).has_value(); },
+                         kSceneNames));
   SimArmServerOptions server_options;
+  app.add_option("--bind", server_options.bind_address, "address to listen on (default 127.0.0.1)")
+      ->option_text("ADDRESS")
+      ->check(cli::NonEmpty());
+  app.add_option("--port", server_options.port,
+                 "UDP port to listen on (default 50600; 0: any free port)")
+      ->option_text("N")
+      ->transform(cli::Count(0, 65535));
+  app.add_option("--period", server_options.period, "servo period, e.g. 1ms (default), 500us")
+      ->option_text("T")
+      ->transform(cli::Seconds());
+  app.add_option("--command-timeout", server_options.command_timeout,
+                 "hold position when commands stop this long (default 20ms)")
+      ->option_text("T")
+      ->transform(cli::Seconds());
   double duration = 0.0;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage_error(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--arm")
-      arm_name = value();
-    else if (arg == "--base")
-      base = value();
-    else if (arg == "--tool")
-      tool = value();
-    else if (arg == "--scene") {
-      scene_name = value();
-      const auto kind = scene_from_name(scene_name);
-      if (!kind) usage_error("--scene '" + scene_name + "': expected " + kSceneNames);
-      scene = *kind;
-    } else if (arg == "--bind")
-      server_options.bind_address = value();
-    else if (arg == "--port")
-      server_options.port = parse_port(value());
-    else if (arg == "--period")
-      server_options.period = parse_time(arg, value());
-    else if (arg == "--command-timeout")
-      server_options.command_timeout = parse_time(arg, value());
-    else if (arg == "--duration")
-      duration = parse_time(arg, value());
-    else if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
-      return 0;
-    } else {
-      usage_error("unknown option '" + arg + "'");
-    }
-  }
+  app.add_option("--duration", duration,
+                 "stop after T of wall-clock time, e.g. 10s (default: run until SIGINT or\n"
+                 "SIGTERM)")
+      ->option_text("T")
+      ->transform(cli::Seconds());
+  if (const auto status = cli::parse(app, argc, argv)) return *status;
+  const SceneKind scene = *scene_from_name(scene_name);
 
   try {
-    UrdfLoadOptions urdf_options;
-    if (!base.empty()) urdf_options.base_link = base;
-    if (!tool.empty()) urdf_options.tool_link = tool;
-    const ArmModel arm_model = load_arm_by_name(arm_name, urdf_options);
+    const ArmModel arm_model = arm_choice.load();
     SimulationOptions sim_options;
     sim_options.scene = scene;
     sim_options.initial_position = default_initial_position(scene, arm_model);
@@ -188,9 +130,9 @@ int main(int argc, char** argv) {
     if (g_stop.load()) spdlog::info("tether-simarm: stopping on signal");
     const SimArmServerStatistics s = server.statistics();
     print_statistics(s);
-    return s.arm_fault ? 1 : 0;
+    return s.arm_fault ? cli::kExitFailure : cli::kExitOk;
   } catch (const std::exception& e) {
     spdlog::error("tether-simarm: {}", e.what());
-    return 1;
+    return cli::kExitFailure;
   }
 }

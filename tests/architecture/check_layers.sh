@@ -8,7 +8,7 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 # 1. Declared link closures.
 forbidden_for_core='grpc|protobuf|mujoco|spdlog|tether_proto|tether_sim|tether_remote|tether_arm_link|tether_tools'
-for layer in common control; do
+for layer in common cli control; do
   if bad=$(grep -Ei "$forbidden_for_core" "$links_dir/tether_$layer.links"); then
     fail "tether::$layer links $(echo "$bad" | tr '\n' ' ')"
   fi

@@ -1,6 +1,5 @@
 #include "tether/local/console/cli.h"
 
-#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -9,12 +8,16 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
+#include "tether/cli/options.h"
 #include "tether/common/kinematics.h"
 #include "tether/common/task/validation.h"
+#include "tether/common/units.h"
 #include "tether/local/console/p_warning.h"
 #include "tether/local/console/preview.h"
 #include "tether/local/console/recording.h"
@@ -22,37 +25,17 @@
 #include "tether/local/link/remote_site_client.h"
 #include "tether/proto/convert.h"
 #include "tether/proto/task_io.h"
+#include "tether/remote/sim/scene.h"
 
 namespace tether::local::console {
 namespace {
 
-constexpr double kRadToDeg = 180.0 / M_PI;
-
-class UsageError : public std::invalid_argument {
- public:
-  using std::invalid_argument::invalid_argument;
-};
+// The console's exit statuses extend those every tether program shares.
+static_assert(kExitOk == cli::kExitOk && kExitError == cli::kExitFailure &&
+              kExitUsage == cli::kExitUsage);
 
 // A task that failed to load or validate, already reported to the operator.
 struct InvalidTask {};
-
-constexpr const char* kGlobalHelp = R"(global options (before or after the command):
-  --remote HOST:PORT   remote site (default: $TETHER_REMOTE, else the address saved by
-                       `tether connect`, else 127.0.0.1:50051)
-  --operator NAME      operator name sent with every call (default: $USER@hostname)
-  --timeout T          deadline of each remote call, e.g. 5s, 500ms (default 5s)
-  -h, --help           this help; `tether COMMAND --help` for one command
-)";
-
-constexpr const char* kExitHelp = R"(exit status:
-  0  ok
-  1  runtime or remote error
-  2  usage error
-  3  the remote refused (FAILED_PRECONDITION, NOT_FOUND, ALREADY_EXISTS)
-  4  invalid task (local validation or the remote's INVALID_ARGUMENT)
-  5  the preview predicts a bound breach
-  6  could not reach the remote (UNAVAILABLE, DEADLINE_EXCEEDED)
-)";
 
 struct Globals {
   std::string remote;
@@ -68,6 +51,14 @@ struct Parsed {
     const auto it = options.find(name);
     return it == options.end() ? fallback : it->second;
   }
+  // Values of options with a Seconds or Count check, so they parse.
+  double seconds(const std::string& name, double fallback) const {
+    return has(name) ? cli::parse_seconds(get(name)) : fallback;
+  }
+  std::int64_t count(const std::string& name, std::int64_t fallback) const {
+    return has(name) ? cli::parse_count(get(name), 0, std::numeric_limits<std::int64_t>::max())
+                     : fallback;
+  }
 };
 
 struct Context {
@@ -77,55 +68,30 @@ struct Context {
   std::ostream& err;
 };
 
+// A command's option: a flag (no value_name) or an option with one value, which `check`
+// validates while parsing, so a bad value is a usage error before any work is done.
 struct Option {
-  const char* name;  // with the leading "--"
-  bool takes_value;
+  const char* name;        // with the leading "--"
+  const char* value_name;  // in the help ("--duration T"); nullptr: a flag
+  const char* help;
+  CLI::Validator check = {};
+};
+
+// A required positional argument.
+struct Argument {
+  const char* name;  // in CLI11's messages ("FILE is required")
+  const char* help;
+  CLI::Validator check = {};
 };
 
 struct Command {
   const char* name;
   const char* synopsis;  // after "tether "
-  const char* help;      // description and options
+  const char* help;      // what it does; the options are listed from `options`
+  std::vector<Argument> arguments;
   std::vector<Option> options;
-  std::size_t min_positional, max_positional;
   std::function<int(Context&)> run;
 };
-
-// ---- value parsing ----
-
-double parse_seconds(const std::string& option, const std::string& text) {
-  std::size_t used = 0;
-  double value = 0.0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    throw UsageError(option + " '" + text + "': expected a time such as 3, 3s or 500ms");
-  }
-  const std::string unit = text.substr(used);
-  if (unit == "ms")
-    value *= 1e-3;
-  else if (!unit.empty() && unit != "s") {
-    throw UsageError(option + " '" + text + "': the unit must be s or ms");
-  }
-  if (!(value > 0.0) || !std::isfinite(value)) {
-    throw UsageError(option + " '" + text + "': must be > 0");
-  }
-  return value;
-}
-
-std::uint32_t parse_count(const std::string& option, const std::string& text) {
-  std::size_t used = 0;
-  long value = 0;
-  try {
-    value = std::stol(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || text.empty() || value < 1 || value > 1000000) {
-    throw UsageError(option + " '" + text + "': expected a whole number in [1, 1000000]");
-  }
-  return static_cast<std::uint32_t>(value);
-}
 
 // ---- configuration ----
 
@@ -169,15 +135,6 @@ std::string behaviour_list(const std::vector<Behaviour>& behaviours) {
   return out.empty() ? "-" : out;
 }
 
-// Bad --arm or --scene values are usage errors, found before any work is done.
-ArmModel arm_option(const std::string& name) {
-  try {
-    return load_preview_arm(name);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("--") + e.what());
-  }
-}
-
 // Loads and validates a task file; problems are reported to `err`, each at its place in the
 // file (file:line:column), and end in InvalidTask.
 TaskParameters load_valid_task(const std::string& path, const std::string& arm_name,
@@ -196,13 +153,7 @@ PreviewOptions preview_options(const Parsed& args) {
   PreviewOptions options;
   options.arm = args.get("--arm", "iiwa7");
   options.scene = args.get("--scene", "free");
-  try {
-    check_preview_scene(options.scene);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("--") + e.what());
-  }
-  if (args.has("--duration"))
-    options.duration = parse_seconds("--duration", args.get("--duration"));
+  if (args.has("--duration")) options.duration = args.seconds("--duration", 0.0);
   return options;
 }
 
@@ -329,7 +280,7 @@ int cmd_start(Context& c) {
   const std::uint64_t id = site.start(c.args.positional[0]);
   c.out << "started '" << c.args.positional[0] << "' as task " << id << '\n';
   if (!c.args.has("--wait-seconds")) return kExitOk;
-  const double wait = parse_seconds("--wait-seconds", c.args.get("--wait-seconds"));
+  const double wait = c.args.seconds("--wait-seconds", 0.0);
   const auto begin = std::chrono::steady_clock::now();
   const auto end = begin + std::chrono::duration<double>(wait);
   // The loop picks the task up at its next cycle, so the first replies may still show the
@@ -395,10 +346,8 @@ int cmd_set(Context& c) {
 
 int cmd_record(Context& c) {
   const std::string& path = c.args.positional[0];
-  const double duration =
-      c.args.has("--duration") ? parse_seconds("--duration", c.args.get("--duration")) : 10.0;
-  const std::uint32_t decimation =
-      c.args.has("--decimation") ? parse_count("--decimation", c.args.get("--decimation")) : 10;
+  const double duration = c.args.seconds("--duration", 10.0);
+  const auto decimation = static_cast<std::uint32_t>(c.args.count("--decimation", 10));
   std::ofstream file(path);
   if (!file) throw std::runtime_error("cannot write " + path);
   RemoteSiteClient site = client(c);
@@ -445,29 +394,11 @@ int cmd_teleop(Context& c) {
   options.sites.push_back(SiteAddress{c.globals.remote, c.globals.remote});
   options.operator_name = c.globals.operator_name;
   options.device = c.args.get("--device", "keyboard");
-  const std::string mode = c.args.get("--mode", "tool");
-  if (mode == "tool")
-    options.input.mode = TeleopMode::kTool;
-  else if (mode == "world")
-    options.input.mode = TeleopMode::kWorld;
-  else if (mode == "camera")
-    options.input.mode = TeleopMode::kCamera;
-  else
-    throw UsageError("--mode '" + mode + "': expected tool, world or camera");
+  options.input.mode = *teleop_mode_from_name(c.args.get("--mode", "tool"));
   options.input.reflection = default_reflection();
-  const std::string reflect = c.args.get("--reflect", "measured");
-  using Source = ForceReflectionConfig::Source;
-  if (reflect == "none")
-    options.input.reflection.source = Source::kNone;
-  else if (reflect == "measured")
-    options.input.reflection.source = Source::kMeasured;
-  else if (reflect == "error")
-    options.input.reflection.source = Source::kTrackingError;
-  else
-    throw UsageError("--reflect '" + reflect + "': expected none, measured or error");
-  if (c.args.has("--duration")) {
-    options.duration = parse_seconds("--duration", c.args.get("--duration"));
-  }
+  options.input.reflection.source =
+      *reflection_source_from_name(c.args.get("--reflect", "measured"));
+  options.duration = c.args.seconds("--duration", options.duration);
   options.start_task = c.args.get("--start");
   const int status = run_ground_station(options, c.out);
   return status == 6 ? kExitUnreachable : status == 0 ? kExitOk : kExitError;
@@ -489,78 +420,84 @@ int cmd_plot(Context& c) {
   return kExitOk;
 }
 
+// ---- the command line ----
+
+// Checks of option values shared by several commands.
+CLI::Validator seconds_check() { return cli::Seconds(); }
+CLI::Validator scene_check() {
+  return cli::OneOf([](std::string_view name) { return remote::scene_from_name(name).has_value(); },
+                    remote::kSceneNames);
+}
+CLI::Validator preview_arm_check() {
+  return cli::ParsedBy([](const std::string& name) { load_preview_arm(name); });
+}
+
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"connect",
        "connect HOST:PORT",
        "Checks that the remote site answers (GetStatus) and saves HOST:PORT as the default\n"
        "remote in $XDG_CONFIG_HOME/tether/remote (~/.config/tether/remote).\n",
+       {{"ADDRESS", "the remote site, HOST:PORT", cli::HostPort()}},
        {},
-       1,
-       1,
        cmd_connect},
       {"status",
        "status",
        "Prints the remote site's state: executor state, task, latched breach, the operator\n"
        "holding control, loop timing, teleoperation counters, measured joints, last reset.\n",
        {},
-       0,
-       0,
+       {},
        cmd_status},
       {"upload",
        "upload FILE [--name N] [--replace] [--no-preview] [--force] [--arm A] [--scene S] "
        "[--duration T]",
        "Loads a task file (.textproto/.txtpb/.pbtxt or .json), validates it locally against\n"
        "the arm, previews it on the local simulated arm (see `tether preview`) and stores it\n"
-       "on the remote site. Every problem is printed with its field, value and allowed range.\n"
-       "  --name N       name on the remote site (default: the task's name, else the file's)\n"
-       "  --replace      overwrite a stored task of the same name\n"
-       "  --no-preview   skip the local preview\n"
-       "  --force        upload even if the preview predicts a bound breach\n"
-       "  --arm A        arm to validate and preview against: iiwa7 (default) or panda\n"
-       "  --scene S      preview scene: free (default), door, wall, obstacles, proximity\n"
-       "  --duration T   preview duration (default: last waypoint + 1 s, else 5 s)\n",
-       {{"--name", true},
-        {"--replace", false},
-        {"--no-preview", false},
-        {"--force", false},
-        {"--arm", true},
-        {"--scene", true},
-        {"--duration", true}},
-       1,
-       1,
+       "on the remote site. Every problem is printed with its field, value and allowed range.\n",
+       {{"FILE", "the task file"}},
+       {{"--name", "N", "name on the remote site (default: the task's name, else the\nfile's)"},
+        {"--replace", nullptr, "overwrite a stored task of the same name"},
+        {"--no-preview", nullptr, "skip the local preview"},
+        {"--force", nullptr, "upload even if the preview predicts a bound breach"},
+        {"--arm", "A", "arm to validate and preview against: iiwa7 (default) or panda",
+         preview_arm_check()},
+        {"--scene", "S", "preview scene: free (default), door, wall, obstacles, proximity",
+         scene_check()},
+        {"--duration", "T", "preview duration (default: last waypoint + 1 s, else 5 s)",
+         seconds_check()}},
        cmd_upload},
-      {"list", "list", "Lists the tasks stored on the remote site.\n", {}, 0, 0, cmd_list},
+      {"list", "list", "Lists the tasks stored on the remote site.\n", {}, {}, cmd_list},
       {"show",
        "show NAME [--json]",
        "Prints a stored task in protobuf text format (or JSON with --json).\n",
-       {{"--json", false}},
-       1,
-       1,
+       {{"NAME", "the stored task"}},
+       {{"--json", nullptr, "print it as JSON"}},
        cmd_show},
-      {"delete", "delete NAME", "Deletes a stored task.\n", {}, 1, 1, cmd_delete},
+      {"delete",
+       "delete NAME",
+       "Deletes a stored task.\n",
+       {{"NAME", "the stored task"}},
+       {},
+       cmd_delete},
       {"start",
        "start NAME [--wait-seconds T]",
-       "Starts a stored task from the arm's current pose.\n"
-       "  --wait-seconds T   then watch it for T seconds and print the outcome; exit 1 if a\n"
-       "                     bound breach stopped it\n",
-       {{"--wait-seconds", true}},
-       1,
-       1,
+       "Starts a stored task from the arm's current pose.\n",
+       {{"NAME", "the stored task"}},
+       {{"--wait-seconds", "T",
+         "then watch it for T seconds and print the outcome; exit 1 if a\nbound breach stopped it",
+         seconds_check()}},
        cmd_start},
       {"stop",
        "stop",
        "Controlled stop of whatever runs, latched until `tether reset` (any operator may stop).\n",
        {},
-       0,
-       0,
+       {},
        cmd_stop},
       {"reset",
        "reset",
        "Clears a latched stop; the remote refuses while the breach persists (exit 3).\n",
        {},
-       0,
-       0,
+       {},
        cmd_reset},
       {"set",
        "set PATH VALUE",
@@ -568,47 +505,44 @@ const std::vector<Command>& commands() {
        "in tether.v1.TaskParameters, VALUE in protobuf text format, e.g.\n"
        "  tether set force_control.reference_wrench.torque.x 12\n"
        "  tether set impedance.damping 'translation { x: 350 y: 350 z: 350 }'\n",
+       {{"PATH", "the field, e.g. impedance.damping"},
+        {"VALUE", "its value in protobuf text format"}},
        {},
-       2,
-       2,
        cmd_set},
       {"record",
        "record FILE [--duration T] [--decimation N]",
        "Writes the telemetry stream to FILE as CSV with a header row (columns: time_s,\n"
        "arm_time_s, task_time_s, cycle, state, task_id, task, aux0..aux3 (door angle [rad] in\n"
        "aux0), force_n, torque_nm, fx..tz, x, y, z, arm_angle_rad, error0..error6, q1..q7,\n"
-       "measured_q1..measured_q7, breach, overruns, compute_s; local_site/README.md).\n"
-       "  --duration T     how long to record (default 10s)\n"
-       "  --decimation N   every N-th control cycle (default 10)\n",
-       {{"--duration", true}, {"--decimation", true}},
-       1,
-       1,
+       "measured_q1..measured_q7, breach, overruns, compute_s; local_site/README.md).\n",
+       {{"FILE", "the CSV file to write"}},
+       {{"--duration", "T", "how long to record (default 10s)", seconds_check()},
+        {"--decimation", "N", "every N-th control cycle (default 10)", cli::Count(1, 1000000)}},
        cmd_record},
       {"teleop",
        "teleop [--device SPEC] [--mode M] [--reflect R] [--start TASK] [--duration T]",
        "Teleoperates the remote site with a hand controller, force reflection rendered on its\n"
-       "actuators (the same session as tether-ground; see `tether-ground --help`).\n"
-       "  --device SPEC   keyboard (default), evdev:/dev/input/eventN, joystick:/dev/input/jsN,\n"
-       "                  script:FILE, sim or sim:FILE\n"
-       "  --mode M        tool (default), world or camera\n"
-       "  --reflect R     measured (default), error or none\n"
-       "  --start TASK    start this stored task once streaming, stop it at the end\n"
-       "  --duration T    stop after T (default: until Ctrl-C or the script ends)\n",
-       {{"--device", true},
-        {"--mode", true},
-        {"--reflect", true},
-        {"--start", true},
-        {"--duration", true}},
-       0,
-       0,
+       "actuators (the same session as tether-ground; see `tether-ground --help`).\n",
+       {},
+       {{"--device", "SPEC",
+         "keyboard (default), evdev:/dev/input/eventN, joystick:/dev/input/jsN,\n"
+         "script:FILE, sim or sim:FILE"},
+        {"--mode", "M", "tool (default), world or camera",
+         cli::OneOf([](std::string_view m) { return teleop_mode_from_name(m).has_value(); },
+                    kTeleopModeNames)},
+        {"--reflect", "R", "measured (default), error or none",
+         cli::OneOf([](std::string_view r) { return reflection_source_from_name(r).has_value(); },
+                    kReflectionSourceNames)},
+        {"--start", "TASK", "start this stored task once streaming, stop it at the end"},
+        {"--duration", "T", "stop after T (default: until Ctrl-C or the script ends)",
+         seconds_check()}},
        cmd_teleop},
       {"plot",
        "plot FILE.csv OUT.png [--title TEXT]",
        "Plots a recording: door angle (aux0) when present, force and torque magnitude and the\n"
        "measured joint positions against time, as PNG. Needs no remote.\n",
-       {{"--title", true}},
-       2,
-       2,
+       {{"FILE.csv", "a recording (tether record)"}, {"OUT.png", "the plot to write"}},
+       {{"--title", "TEXT", "the plot's title"}},
        cmd_plot},
       {"preview",
        "preview FILE [--arm A] [--scene S] [--duration T]",
@@ -616,146 +550,125 @@ const std::vector<Command>& commands() {
        "code, as fast as possible, and reports the first predicted bound breach (or none), the\n"
        "peak force and torque, the largest x_c - x_r and the smallest joint-limit margin.\n"
        "Teleoperation runs with the hand controller held still. Needs no remote; exit 5 when\n"
-       "a breach is predicted.\n"
-       "  --arm A        iiwa7 (default) or panda\n"
-       "  --scene S      free (default), door, wall, obstacles, proximity\n"
-       "  --duration T   task time to simulate (default: last waypoint + 1 s, else 5 s)\n",
-       {{"--arm", true}, {"--scene", true}, {"--duration", true}},
-       1,
-       1,
+       "a breach is predicted.\n",
+       {{"FILE", "the task file"}},
+       {{"--arm", "A", "iiwa7 (default) or panda", preview_arm_check()},
+        {"--scene", "S", "free (default), door, wall, obstacles, proximity", scene_check()},
+        {"--duration", "T", "task time to simulate (default: last waypoint + 1 s, else 5 s)",
+         seconds_check()}},
        cmd_preview},
   };
   return table;
 }
 
-const Command* find_command(const std::string& name) {
+const Command* find_command(std::string_view name) {
   for (const auto& command : commands()) {
     if (name == command.name) return &command;
   }
   return nullptr;
 }
 
-std::string main_help() {
-  std::string text =
-      "usage: tether [global options] COMMAND [options] [arguments]\n\n"
-      "The operator console of a tether remote site.\n\ncommands:\n";
-  for (const auto& command : commands()) text += "  tether " + std::string(command.synopsis) + "\n";
-  text += "\n";
-  text += kGlobalHelp;
-  text += "\n";
-  text += kExitHelp;
-  return text;
+std::string command_names() {
+  std::string names;
+  for (const auto& command : commands())
+    names += (names.empty() ? "" : ", ") + std::string(command.name);
+  return names;
 }
 
-std::string command_help(const Command& command) {
-  return "usage: tether [global options] " + std::string(command.synopsis) + "\n\n" + command.help +
-         "\n" + kGlobalHelp + "\n" + kExitHelp;
-}
-
-// Splits "--name=value"; returns whether the option takes a value via `takes_value`.
-int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  Globals globals;
-  std::optional<std::string> remote, timeout;
-  std::string command_name;
-  const Command* command = nullptr;
-  Parsed parsed;
-  bool help = false;
-  bool options_done = false;
-
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    std::string arg = args[i];
-    // A negative number is a value (`tether set force_control.reference_wrench.force.z -5`).
-    const bool negative_number =
-        arg.size() >= 2 && arg[0] == '-' &&
-        (std::isdigit(static_cast<unsigned char>(arg[1])) || arg[1] == '.');
-    if (options_done || negative_number || arg.size() < 2 || arg[0] != '-') {
-      if (command == nullptr) {
-        command_name = arg;
-        command = find_command(arg);
-        if (command == nullptr) {
-          if (arg == "help") {
-            help = true;
-            continue;
-          }
-          throw UsageError("unknown command '" + arg + "'");
-        }
-      } else {
-        parsed.positional.push_back(arg);
-      }
-      continue;
-    }
-    if (arg == "--") {
-      options_done = true;
-      continue;
-    }
-    if (arg == "-h" || arg == "--help") {
-      help = true;
-      continue;
-    }
-    std::optional<std::string> inline_value;
-    if (const auto eq = arg.find('='); eq != std::string::npos) {
-      inline_value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-    }
-    auto value = [&]() -> std::string {
-      if (inline_value) return *inline_value;
-      if (i + 1 >= args.size()) throw UsageError(arg + " needs a value");
-      return args[++i];
-    };
-    if (arg == "--remote") {
-      remote = value();
-    } else if (arg == "--operator") {
-      globals.operator_name = value();
-      if (globals.operator_name.empty()) throw UsageError("--operator must not be empty");
-    } else if (arg == "--timeout") {
-      timeout = value();
-    } else {
-      const Option* option = nullptr;
-      if (command != nullptr) {
-        for (const auto& o : command->options) {
-          if (arg == o.name) option = &o;
-        }
-      }
-      if (option == nullptr) {
-        throw UsageError("unknown option '" + arg + "'" +
-                         (command != nullptr ? " for `tether " + command_name + "`" : ""));
-      }
-      if (option->takes_value) {
-        parsed.options[arg] = value();
-      } else {
-        if (inline_value) throw UsageError(arg + " takes no value");
-        parsed.options[arg] = "";
+int dispatch(std::vector<std::string> args, std::ostream& out, std::ostream& err) {
+  // CLI11 takes "-5" and "-0.5" for values but "-.5" for an option; a negative number is a
+  // value (`tether set force_control.reference_wrench.force.z -.5`).
+  for (std::string& arg : args) {
+    if (arg.size() > 2 && arg[0] == '-' && arg[1] == '.') {
+      try {
+        cli::parse_number(arg);
+        arg.insert(1, "0");
+      } catch (const std::invalid_argument&) {
       }
     }
   }
 
-  if (help) {
-    // `tether help upload` and `tether upload --help` both show the command's help.
-    const Command* target = command;
-    if (target == nullptr && !parsed.positional.empty())
-      target = find_command(parsed.positional[0]);
-    out << (target != nullptr ? command_help(*target) : main_help());
+  CLI::App app("The operator console of a tether remote site.");
+  cli::configure(
+      app, {"tether",
+            {"tether [global options] COMMAND [options] [arguments]"},
+            {{kExitOk, "ok"},
+             {kExitError, "runtime or remote error"},
+             {kExitUsage, "usage error"},
+             {kExitRefused, "the remote refused (FAILED_PRECONDITION, NOT_FOUND, ALREADY_EXISTS)"},
+             {kExitInvalidTask, "invalid task (local validation or the remote's INVALID_ARGUMENT)"},
+             {kExitBreachPredicted, "the preview predicts a bound breach"},
+             {kExitUnreachable, "could not reach the remote (UNAVAILABLE, DEADLINE_EXCEEDED)"}},
+            "global options (before or after the command)"});
+  std::string remote, operator_name, timeout;
+  const CLI::Option* remote_option =
+      app.add_option("--remote", remote,
+                     "remote site (default: $TETHER_REMOTE, else the address saved by\n"
+                     "`tether connect`, else 127.0.0.1:50051)")
+          ->option_text("HOST:PORT")
+          ->check(cli::HostPort());
+  app.add_option("--operator", operator_name,
+                 "operator name sent with every call (default: $USER@hostname)")
+      ->option_text("NAME")
+      ->check(cli::NonEmpty());
+  const CLI::Option* timeout_option =
+      app.add_option("--timeout", timeout,
+                     "deadline of each remote call, e.g. 5s, 500ms (default 5s)")
+          ->option_text("T")
+          ->check(cli::Seconds());
+
+  for (const Command& command : commands()) {
+    CLI::App* sub = cli::add_command(app, command.name, command.synopsis, command.help);
+    for (const Argument& argument : command.arguments) {
+      sub->add_option(argument.name, CLI::callback_t{}, argument.help)
+          ->required()
+          ->check(argument.check);
+    }
+    for (const Option& option : command.options) {
+      if (option.value_name == nullptr) {
+        const std::string help = option.help;
+        sub->add_flag(option.name, help)->disable_flag_override();
+      } else {
+        sub->add_option(option.name, CLI::callback_t{}, option.help)
+            ->option_text(option.value_name)
+            ->check(option.check);
+      }
+    }
+  }
+  // `tether help upload` is `tether upload --help`.
+  CLI::App* help = cli::add_command(app, "help", "help [COMMAND]",
+                                    "Prints the help of COMMAND, or this overview.\n");
+  std::string topic;
+  help->add_option("COMMAND", topic, "a command")
+      ->check(cli::OneOf([](std::string_view name) { return find_command(name) != nullptr; },
+                         command_names()));
+  app.callback([&app] {
+    if (app.get_subcommands().empty()) throw CLI::RequiredError("a command");
+  });
+
+  if (const auto status = cli::parse(app, std::move(args), out, err)) return *status;
+  const CLI::App* given = app.get_subcommands().front();
+  if (given == help) {
+    out << cli::help_text(topic.empty() ? app : *app.get_subcommand(topic));
     return kExitOk;
   }
-  if (command == nullptr) throw UsageError("no command given");
-  if (parsed.positional.size() < command->min_positional ||
-      parsed.positional.size() > command->max_positional) {
-    throw UsageError("`tether " + command_name + "` takes " +
-                     (command->min_positional == command->max_positional
-                          ? std::to_string(command->min_positional)
-                          : std::to_string(command->min_positional) + " to " +
-                                std::to_string(command->max_positional)) +
-                     " argument(s), got " + std::to_string(parsed.positional.size()) +
-                     "\nusage: tether " + command->synopsis);
+  const Command& command = *find_command(given->get_name());
+  Parsed parsed;
+  for (const Argument& argument : command.arguments) {
+    parsed.positional.push_back(given->get_option(argument.name)->results().back());
   }
-  globals.remote = remote ? *remote : remote_from_environment();
-  if (globals.remote.empty()) throw UsageError("--remote must not be empty");
-  if (timeout) {
-    globals.timeout =
-        std::chrono::milliseconds(std::llround(parse_seconds("--timeout", *timeout) * 1e3));
+  for (const Option& option : command.options) {
+    const CLI::Option* o = given->get_option(option.name);
+    if (o->count() > 0) parsed.options[option.name] = option.value_name ? o->results().back() : "";
+  }
+  Globals globals;
+  globals.remote = remote_option->count() > 0 ? remote : remote_from_environment();
+  globals.operator_name = operator_name;
+  if (timeout_option->count() > 0) {
+    globals.timeout = std::chrono::milliseconds(std::llround(cli::parse_seconds(timeout) * 1e3));
   }
   Context context{globals, parsed, out, err};
-  return command->run(context);
+  return command.run(context);
 }
 
 }  // namespace
@@ -779,9 +692,6 @@ std::optional<std::string> load_saved_remote() {
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   try {
     return dispatch(args, out, err);
-  } catch (const UsageError& e) {
-    err << "tether: " << e.what() << "\n(`tether --help` lists the commands and options)\n";
-    return kExitUsage;
   } catch (const InvalidTask&) {
     return kExitInvalidTask;
   } catch (const RemoteError& e) {

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "tether/cli/options.h"
 #include "tether/common/units.h"
 #include "tether/local/console/p_warning.h"
 #include "tether/local/link/remote_site_client.h"
@@ -118,14 +119,31 @@ ForceReflectionConfig default_reflection() {
 SiteAddress parse_site(const std::string& text) {
   const auto eq = text.find('=');
   SiteAddress site;
-  site.address = eq == std::string::npos ? text : text.substr(eq + 1);
   site.name = eq == std::string::npos ? text : text.substr(0, eq);
-  const auto colon = site.address.rfind(':');
-  if (site.name.empty() || colon == std::string::npos || colon == 0 ||
-      colon + 1 == site.address.size()) {
-    throw std::invalid_argument("site '" + text + "': expected NAME=HOST:PORT or HOST:PORT");
+  try {
+    site.address = cli::parse_address(eq == std::string::npos ? text : text.substr(eq + 1)).text;
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("'" + text + "': expected [NAME=]HOST:PORT (" + e.what() + ")");
+  }
+  if (site.name.empty()) {
+    throw std::invalid_argument("'" + text + "': expected [NAME=]HOST:PORT (an empty NAME)");
   }
   return site;
+}
+
+std::optional<TeleopMode> teleop_mode_from_name(std::string_view name) {
+  if (name == "tool") return TeleopMode::kTool;
+  if (name == "world") return TeleopMode::kWorld;
+  if (name == "camera") return TeleopMode::kCamera;
+  return std::nullopt;
+}
+
+std::optional<ForceReflectionConfig::Source> reflection_source_from_name(std::string_view name) {
+  using Source = ForceReflectionConfig::Source;
+  if (name == "none") return Source::kNone;
+  if (name == "measured") return Source::kMeasured;
+  if (name == "error") return Source::kTrackingError;
+  return std::nullopt;
 }
 
 int run_ground_station(const GroundOptions& options, std::ostream& out) {

@@ -26,18 +26,43 @@ Result tether(const std::string& args, const std::string& environment = "") {
 
 const std::string kClosed = "--remote 127.0.0.1:1 --timeout 2s";
 
-TEST(ConsoleCli, HelpListsEveryCommandAndTheExitCodes) {
+TEST(ConsoleCli, HelpListsEveryCommandTheGlobalOptionsAndTheExitCodes) {
   const Result r = tether("--help");
   EXPECT_EQ(r.code, kExitOk) << r.output;
-  for (const char* line :
-       {"tether connect HOST:PORT", "tether status", "tether upload FILE", "tether list",
-        "tether show NAME", "tether delete NAME", "tether start NAME [--wait-seconds T]",
-        "tether stop", "tether reset", "tether set PATH VALUE", "tether record FILE",
-        "tether plot FILE.csv OUT.png", "tether preview FILE", "--remote HOST:PORT",
-        "--operator NAME", "--timeout T", "4  invalid task", "5  the preview predicts",
-        "6  could not reach the remote"}) {
+  for (const char* line : {"usage: tether [global options] COMMAND [options] [arguments]",
+                           "tether connect HOST:PORT",
+                           "tether status",
+                           "tether upload FILE",
+                           "tether list",
+                           "tether show NAME",
+                           "tether delete NAME",
+                           "tether start NAME [--wait-seconds T]",
+                           "tether stop",
+                           "tether reset",
+                           "tether set PATH VALUE",
+                           "tether record FILE",
+                           "tether teleop [--device SPEC]",
+                           "tether plot FILE.csv OUT.png",
+                           "tether preview FILE",
+                           "tether help [COMMAND]",
+                           "global options (before or after the command):",
+                           "--remote HOST:PORT",
+                           "--operator NAME",
+                           "--timeout T",
+                           "--version",
+                           "exit status:",
+                           "2  usage error",
+                           "4  invalid task",
+                           "5  the preview predicts",
+                           "6  could not reach the remote"}) {
     EXPECT_TRUE(contains(r.output, line)) << "missing '" << line << "' in\n" << r.output;
   }
+}
+
+TEST(ConsoleCli, PrintsItsVersion) {
+  const Result r = tether("--version");
+  EXPECT_EQ(r.code, kExitOk) << r.output;
+  EXPECT_EQ(r.output, std::string("tether ") + TETHER_VERSION + "\n");
 }
 
 TEST(ConsoleCli, EveryCommandHasItsOwnHelp) {
@@ -47,31 +72,98 @@ TEST(ConsoleCli, EveryCommandHasItsOwnHelp) {
     EXPECT_EQ(r.code, kExitOk) << command << ":\n" << r.output;
     EXPECT_TRUE(contains(r.output, std::string("usage: tether [global options] ") + command))
         << r.output;
+    // The global options and the exit statuses apply to every command.
+    EXPECT_TRUE(contains(r.output, "--remote HOST:PORT")) << r.output;
+    EXPECT_TRUE(contains(r.output, "6  could not reach the remote")) << r.output;
   }
-  EXPECT_TRUE(contains(tether("upload --help").output, "--no-preview"));
+  const Result upload = tether("upload --help");
+  for (const char* line : {"--no-preview", "--name N", "--scene S", "--duration T", "FILE"}) {
+    EXPECT_TRUE(contains(upload.output, line)) << "missing '" << line << "' in\n" << upload.output;
+  }
   EXPECT_TRUE(contains(tether("help record").output, "--decimation N"));
+  EXPECT_EQ(tether("help upload").output, upload.output);
+  EXPECT_EQ(tether("--help upload").output, upload.output);
 }
 
 TEST(ConsoleCli, AnUnknownCommandIsAUsageError) {
-  const Result r = tether("frobnicate");
+  Result r = tether("frobnicate");
   EXPECT_EQ(r.code, kExitUsage);
-  EXPECT_TRUE(contains(r.output, "unknown command 'frobnicate'")) << r.output;
-}
-
-TEST(ConsoleCli, AnUnknownOptionOrAMissingArgumentIsAUsageError) {
-  Result r = tether("upload --bogus task.textproto");
+  EXPECT_TRUE(contains(r.output, "tether: unknown command 'frobnicate'")) << r.output;
+  EXPECT_TRUE(contains(r.output, "`tether --help` lists the commands and options")) << r.output;
+  r = tether("help frobnicate");
   EXPECT_EQ(r.code, kExitUsage);
-  EXPECT_TRUE(contains(r.output, "unknown option '--bogus' for `tether upload`")) << r.output;
-  r = tether("show");
-  EXPECT_EQ(r.code, kExitUsage);
-  EXPECT_TRUE(contains(r.output, "usage: tether show NAME")) << r.output;
-  r = tether("record out.csv --decimation 0");
-  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_TRUE(contains(r.output, "COMMAND: 'frobnicate': expected connect, status, upload"))
+      << r.output;
   r = tether("");
   EXPECT_EQ(r.code, kExitUsage);
-  r = tether("preview --scene kitchen task.textproto");
+  EXPECT_TRUE(contains(r.output, "tether: a command is required")) << r.output;
+}
+
+TEST(ConsoleCli, AnUnknownOptionOrAMissingArgumentIsAUsageErrorShowingTheCommandsUsage) {
+  Result r = tether("upload --bogus task.textproto");
   EXPECT_EQ(r.code, kExitUsage);
-  EXPECT_TRUE(contains(r.output, "--scene 'kitchen': expected free, door")) << r.output;
+  EXPECT_TRUE(contains(r.output, "not expected: --bogus")) << r.output;
+  EXPECT_TRUE(contains(r.output, "usage: tether [global options] upload FILE")) << r.output;
+  EXPECT_TRUE(contains(r.output, "`tether upload --help` lists the options")) << r.output;
+  r = tether("show");
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_TRUE(contains(r.output, "tether: NAME is required")) << r.output;
+  EXPECT_TRUE(contains(r.output, "usage: tether [global options] show NAME")) << r.output;
+  r = tether("show a b");
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_TRUE(contains(r.output, "not expected: b")) << r.output;
+  r = tether("show NAME --json=yes");
+  EXPECT_EQ(r.code, kExitUsage) << r.output;
+  EXPECT_TRUE(contains(r.output, "--json")) << r.output;
+}
+
+TEST(ConsoleCli, ABadValueIsAUsageErrorNamingTheOptionTheValueAndTheRange) {
+  struct Case {
+    const char* args;
+    const char* message;
+  };
+  for (const Case& c : {
+           Case{"record out.csv --decimation 0",
+                "--decimation: '0': expected a whole number in [1, 1000000]"},
+           Case{"record out.csv --decimation=ten",
+                "--decimation: 'ten': expected a whole number in [1, 1000000]"},
+           Case{"record out.csv --duration 0s",
+                "--duration: '0s': expected a time in (0, 1000000] s"},
+           Case{"start door --wait-seconds 3min",
+                "--wait-seconds: '3min': expected a time in (0, 1000000] s"},
+           Case{"--timeout -1 status", "--timeout: '-1': expected a time in (0, 1000000] s"},
+           Case{"preview --scene kitchen task.textproto",
+                "--scene: 'kitchen': expected free, door, wall, obstacles or proximity"},
+           Case{"preview --arm ur5 task.textproto", "--arm: arm 'ur5': expected iiwa7 or panda"},
+           Case{"teleop --mode sideways", "--mode: 'sideways': expected tool, world or camera"},
+           Case{"teleop --reflect all", "--reflect: 'all': expected none, measured or error"},
+           Case{"--remote localhost status", "--remote: 'localhost': no ':' before the port"},
+           Case{"connect 127.0.0.1:99999", "ADDRESS: '127.0.0.1:99999': bad port '99999'"},
+           Case{"--operator '' status", "--operator: must not be empty"},
+       }) {
+    const Result r = tether(c.args);
+    EXPECT_EQ(r.code, kExitUsage) << c.args << ":\n" << r.output;
+    EXPECT_TRUE(contains(r.output, std::string("tether: ") + c.message))
+        << c.args << ": missing '" << c.message << "' in\n"
+        << r.output;
+  }
+}
+
+TEST(ConsoleCli, GlobalOptionsGoBeforeOrAfterTheCommandInEitherSpelling) {
+  for (const std::string args :
+       {"--remote 127.0.0.1:1 --timeout 2s status", "status --remote 127.0.0.1:1 --timeout 2s",
+        "--remote=127.0.0.1:1 status --timeout=2000ms"}) {
+    const Result r = tether(args);
+    // Parsed, then the closed port: unreachable, not a usage error.
+    EXPECT_EQ(r.code, kExitUnreachable) << args << ":\n" << r.output;
+  }
+}
+
+TEST(ConsoleCli, ANegativeNumberIsAValueNotAnOption) {
+  for (const char* value : {"-5", "-0.5", "-.5"}) {
+    const Result r = tether(kClosed + " set force_control.reference_wrench.force.z " + value);
+    EXPECT_EQ(r.code, kExitUnreachable) << value << ":\n" << r.output;
+  }
 }
 
 TEST(ConsoleCli, AnInvalidTaskIsRefusedLocallyNamingTheField) {

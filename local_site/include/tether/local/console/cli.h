@@ -1,8 +1,10 @@
 #pragma once
 
 // The operator console `tether` (local_site/apps/tether_console_main.cc) as a library: the
-// command-line grammar, the commands and their exit codes. `tether --help` and
-// `tether COMMAND --help` print the synopsis; local_site/README.md documents it.
+// command-line grammar (CLI11, with the conventions of every tether program: tether::cli),
+// the commands and their exit codes. `tether --help`, `tether COMMAND --help` (or
+// `tether help COMMAND`) print the synopsis, `tether --version` the version;
+// local_site/README.md documents it.
 
 #include <iosfwd>
 #include <optional>
@@ -11,7 +13,7 @@
 
 namespace tether::local::console {
 
-// Exit codes of every command.
+// Exit codes of every command (0-2 as every tether program, tether/cli/options.h).
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitError = 1;            // runtime or remote error not listed below
 inline constexpr int kExitUsage = 2;            // bad command line

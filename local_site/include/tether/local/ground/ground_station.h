@@ -6,7 +6,9 @@
 // teleoperation rate, force reflection rendered on the hand controller's actuators.
 
 #include <iosfwd>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tether/local/hand_controller/open.h"
@@ -38,8 +40,16 @@ struct GroundOptions {
 // torque bound; 0.01 keeps the door-shared session stable with margin.
 ForceReflectionConfig default_reflection();
 
-// Parses a site given as NAME=HOST:PORT or HOST:PORT; throws std::invalid_argument.
+// Parses a site given as NAME=HOST:PORT or HOST:PORT (the name is then HOST:PORT), PORT in
+// [1, 65535]; throws std::invalid_argument quoting the text and the expected form.
 SiteAddress parse_site(const std::string& text);
+
+// The names tether-ground and `tether teleop` take for --mode and --reflect; empty for any
+// other name. The k...Names list them for messages.
+std::optional<TeleopMode> teleop_mode_from_name(std::string_view name);
+inline constexpr const char* kTeleopModeNames = "tool, world or camera";
+std::optional<ForceReflectionConfig::Source> reflection_source_from_name(std::string_view name);
+inline constexpr const char* kReflectionSourceNames = "none, measured or error";
 
 // Runs until done; prints progress and a summary to `out`. Exit status: 0 ok, 1 error,
 // 3 a site stopped its arm on a bound breach during the session, 6 a site unreachable.
