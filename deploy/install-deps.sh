@@ -9,7 +9,7 @@ packages=(
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
   liburdfdom-dev liburdfdom-headers-dev libtinyxml-dev libconsole-bridge-dev
   libmujoco-dev
-  libcli11-dev
+  libcli11-dev libcairo2-dev libpng-dev fonts-dejavu-core
   libqhull-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   liborocos-kdl-dev

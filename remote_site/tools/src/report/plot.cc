@@ -1,17 +1,17 @@
 #include "tether/remote/report/plot.h"
 
+#include <cairo.h>
+
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <limits>
+#include <numbers>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
-#include "report/font.h"
+#include "report/image_file.h"
 #include "report/ticks.h"
 
 namespace tether::remote::report {
@@ -19,129 +19,109 @@ namespace {
 
 constexpr Rgb kGridColor{226, 226, 226};
 constexpr Rgb kLegendBorder{150, 150, 150};
-constexpr double kLineHalfWidth = 1.0;  // [px]: series lines are 2 px wide
-constexpr int kTickLength = 5;          // [px]
-constexpr int kDashOn = 8, kDashPeriod = 12;
-constexpr double kAutoscaleMargin = 0.05;  // of the y span, on either side
+constexpr double kLineWidth = 2.0;                         // [px] series lines
+constexpr int kTickLength = 5;                             // [px]
+constexpr std::array<double, 2> kDash = {8, 4};            // [px] on, off: reference lines
+constexpr double kAutoscaleMargin = 0.05;                  // of the y span, on either side
+constexpr double kTitleScale = 1.3;                        // figure title size / Figure::font_size
+constexpr double kMinFontSize = 6.0, kMaxFontSize = 48.0;  // [px]
+constexpr const char* kFontFamily = "sans-serif";
 
-// Text --------------------------------------------------------------------------------------
+void set_color(cairo_t* cr, Rgb c) {
+  cairo_set_source_rgb(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
+}
 
-// Malformed sequences decode to '?', one per offending byte.
-std::u32string decode_utf8(const std::string& text) {
-  std::u32string out;
+// Text ----------------------------------------------------------------------------------------
+
+// Cairo rejects invalid UTF-8 and then stops drawing altogether, so each offending byte
+// (also overlong forms, surrogates, code points past U+10FFFF and NUL) becomes '?'.
+std::string valid_utf8(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
   std::size_t i = 0;
   while (i < text.size()) {
     const auto c = static_cast<unsigned char>(text[i]);
-    int extra = 0;
-    char32_t cp = 0;
-    if (c < 0x80) {
-      cp = c;
-    } else if ((c & 0xE0) == 0xC0) {
-      extra = 1;
-      cp = c & 0x1Fu;
-    } else if ((c & 0xF0) == 0xE0) {
-      extra = 2;
-      cp = c & 0x0Fu;
-    } else if ((c & 0xF8) == 0xF0) {
-      extra = 3;
-      cp = c & 0x07u;
-    } else {
-      out.push_back(U'?');
-      ++i;
-      continue;
+    std::size_t extra = 0;
+    char32_t cp = c, least = 1;
+    bool ok = true;
+    if (c >= 0x80) {
+      if ((c & 0xE0) == 0xC0) {
+        extra = 1;
+        cp = c & 0x1Fu;
+        least = 0x80;
+      } else if ((c & 0xF0) == 0xE0) {
+        extra = 2;
+        cp = c & 0x0Fu;
+        least = 0x800;
+      } else if ((c & 0xF8) == 0xF0) {
+        extra = 3;
+        cp = c & 0x07u;
+        least = 0x10000;
+      } else {
+        ok = false;
+      }
     }
-    bool ok = i + static_cast<std::size_t>(extra) < text.size();
-    for (int k = 1; ok && k <= extra; ++k) {
-      const auto cc = static_cast<unsigned char>(text[i + static_cast<std::size_t>(k)]);
-      if ((cc & 0xC0) != 0x80) ok = false;
+    ok = ok && i + extra < text.size();
+    for (std::size_t k = 1; ok && k <= extra; ++k) {
+      const auto cc = static_cast<unsigned char>(text[i + k]);
+      ok = (cc & 0xC0) == 0x80;
       cp = (cp << 6) | (cc & 0x3Fu);
     }
+    ok = ok && cp >= least && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
     if (!ok) {
-      out.push_back(U'?');
+      out.push_back('?');
       ++i;
       continue;
     }
-    out.push_back(cp);
-    i += 1 + static_cast<std::size_t>(extra);
+    out.append(text, i, extra + 1);
+    i += extra + 1;
   }
   return out;
 }
 
-struct Rect {
-  int x0, y0, x1, y1;  // [x0, x1) × [y0, y1)
-  bool contains(int x, int y) const { return x >= x0 && x < x1 && y >= y0 && y < y1; }
+// Unhinted advances make text as wide on the layout's scratch surface as on the PNG or SVG
+// surface it is drawn on, so the layout holds for both.
+void set_text_options(cairo_t* cr) {
+  cairo_font_options_t* options = cairo_font_options_create();
+  cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF);
+  cairo_font_options_set_antialias(options, CAIRO_ANTIALIAS_GRAY);
+  cairo_set_font_options(cr, options);
+  cairo_font_options_destroy(options);
+}
+
+void use_font(cairo_t* cr, double size, bool bold) {
+  cairo_select_font_face(cr, kFontFamily, CAIRO_FONT_SLANT_NORMAL,
+                         bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size(cr, size);
+}
+
+// [px] in the current font; `text` must be valid UTF-8.
+double text_width(cairo_t* cr, const std::string& text) {
+  cairo_text_extents_t e;
+  cairo_text_extents(cr, text.c_str(), &e);
+  return e.x_advance;
+}
+
+double widest(cairo_t* cr, const std::vector<std::string>& texts) {
+  double w = 0.0;
+  for (const std::string& t : texts) w = std::max(w, text_width(cr, valid_utf8(t)));
+  return w;
+}
+
+struct FontMetrics {
+  double ascent = 0.0, descent = 0.0;  // [px] above and below the baseline
+  int line = 0;                        // [px] rows one line of text takes
 };
 
-int text_width(const std::u32string& text, int scale) {
-  if (text.empty()) return 0;
-  return (static_cast<int>(text.size()) * font::kAdvance - 1) * scale;
+FontMetrics font_metrics(cairo_t* cr) {
+  cairo_font_extents_t e;
+  cairo_font_extents(cr, &e);
+  return {e.ascent, e.descent, static_cast<int>(std::ceil(e.ascent + e.descent))};
 }
 
-void put_pixel(Image& image, const Rect& clip, int x, int y, Rgb color) {
-  if (clip.contains(x, y) && x >= 0 && y >= 0 && x < image.width && y < image.height) {
-    image.set(x, y, color);
-  }
-}
-
-// Left-to-right text; (x, y) is the top-left corner of the first character cell.
-void draw_text(Image& image, const Rect& clip, int x, int y, const std::u32string& text, Rgb color,
-               int scale, bool bold = false) {
-  for (std::size_t n = 0; n < text.size(); ++n) {
-    const font::Glyph& g = font::glyph(text[n]);
-    const int cell_x = x + static_cast<int>(n) * font::kAdvance * scale;
-    for (int row = 0; row < font::kGlyphRows; ++row) {
-      for (int col = 0; col < font::kGlyphWidth; ++col) {
-        if (!((g[static_cast<std::size_t>(row)] >> (font::kGlyphWidth - 1 - col)) & 1u)) continue;
-        for (int dy = 0; dy < scale; ++dy) {
-          for (int dx = 0; dx < scale + (bold && scale > 1 ? 1 : 0); ++dx) {
-            put_pixel(image, clip, cell_x + col * scale + dx, y + row * scale + dy, color);
-          }
-        }
-      }
-    }
-  }
-}
-
-// Text turned 90° counter-clockwise, reading bottom to top; (x, y_bottom) is the cell's
-// left edge (the tops of the letters) and the row just below the first character.
-void draw_text_up(Image& image, const Rect& clip, int x, int y_bottom, const std::u32string& text,
-                  Rgb color, int scale) {
-  for (std::size_t n = 0; n < text.size(); ++n) {
-    const font::Glyph& g = font::glyph(text[n]);
-    const int along0 = static_cast<int>(n) * font::kAdvance * scale;
-    for (int row = 0; row < font::kGlyphRows; ++row) {
-      for (int col = 0; col < font::kGlyphWidth; ++col) {
-        if (!((g[static_cast<std::size_t>(row)] >> (font::kGlyphWidth - 1 - col)) & 1u)) continue;
-        for (int du = 0; du < scale; ++du) {
-          for (int dv = 0; dv < scale; ++dv) {
-            const int along = along0 + col * scale + du;
-            const int across = row * scale + dv;
-            put_pixel(image, clip, x + across, y_bottom - 1 - along, color);
-          }
-        }
-      }
-    }
-  }
-}
-
-// Ticks ---------------------------------------------------------------------------------------
-
-// Tick values with their labels decoded for drawing.
-struct AxisTicks {
-  std::vector<double> values;
-  std::vector<std::u32string> labels;
-  int widest = 0;  // [px] at the figure's text scale
-};
-
-AxisTicks axis_ticks(const Range& range, int max_intervals, int scale) {
-  const Ticks t = make_ticks(range, max_intervals);
-  AxisTicks out;
-  out.values = t.values;
-  for (const std::string& label : t.labels) {
-    out.labels.push_back(decode_utf8(label));
-    out.widest = std::max(out.widest, text_width(out.labels.back(), scale));
-  }
-  return out;
+void show_text(cairo_t* cr, double x, double baseline, const std::string& text) {
+  cairo_move_to(cr, x, baseline);
+  cairo_show_text(cr, text.c_str());
 }
 
 // Data ranges ---------------------------------------------------------------------------------
@@ -198,120 +178,40 @@ std::pair<Range, Range> data_ranges(const Panel& panel) {
   return {x, y};
 }
 
-// Layout --------------------------------------------------------------------------------------
+bool within(const Range& r, double v) { return v >= r.min && v <= r.max; }
 
-struct PanelGeometry {
-  PlotArea area;
-  int top = 0;  // [px] first row of the panel's band
-  AxisTicks x_ticks, y_ticks;
-};
-
-struct Geometry {
-  int width = 0, height = 0, title_band = 0, scale = 1;
-  std::vector<PanelGeometry> panels;
-};
-
-int line_height(int scale) { return font::kLineHeight * scale; }
-int title_band(const Figure& f) { return f.title.empty() ? 0 : 10 + line_height(2) + 2; }
-int top_margin(const Panel& p, int scale) {
-  return p.title.empty() ? 12 : 8 + line_height(scale) + 6;
-}
-int bottom_margin(const Panel& p, int scale) {
-  return 1 + kTickLength + 4 + line_height(scale) +
-         (p.x_label.empty() ? 0 : 4 + line_height(scale)) + 6;
-}
-int right_margin(int scale) { return 10 + 3 * font::kAdvance * scale; }
-
-// Most intervals whose labels stay apart: one label's width plus two characters per interval.
-AxisTicks fit_x_ticks(const Range& range, int pixels, int scale) {
-  for (int max_intervals = std::max(pixels / 60, 2); max_intervals > 1; --max_intervals) {
-    AxisTicks t = axis_ticks(range, max_intervals, scale);
-    if (t.values.size() < 2) return t;
-    const double spacing = (t.values[1] - t.values[0]) / (range.max - range.min) * pixels;
-    if (spacing >= t.widest + 2 * font::kAdvance * scale) return t;
-  }
-  return axis_ticks(range, 1, scale);
-}
-
-Geometry compute_geometry(const Figure& figure) {
-  if (figure.panels.empty())
-    throw std::invalid_argument("plot: figure '" + figure.title + "' has no panels");
-  if (figure.width < 240 || figure.height_per_panel < 140) {
-    throw std::invalid_argument(
-        "plot: figure '" + figure.title + "': size " + std::to_string(figure.width) + "x" +
-        std::to_string(figure.height_per_panel) + " per panel is below the minimum 240x140");
-  }
-  if (figure.text_scale != 1 && figure.text_scale != 2) {
-    throw std::invalid_argument("plot: figure '" + figure.title + "': text_scale " +
-                                std::to_string(figure.text_scale) + " is not 1 or 2");
-  }
-  Geometry g;
-  g.scale = figure.text_scale;
-  g.width = figure.width;
-  g.title_band = title_band(figure);
-  const int n = static_cast<int>(figure.panels.size());
-  g.height = g.title_band + n * figure.height_per_panel;
-
-  int widest_y_label = 0;
-  bool any_y_label = false;
-  for (int p = 0; p < n; ++p) {
-    const Panel& panel = figure.panels[static_cast<std::size_t>(p)];
-    for (const Series& s : panel.series) {
-      if (s.x.size() != s.y.size()) {
-        throw std::invalid_argument("plot: panel '" + panel.title + "', series '" + s.label +
-                                    "': " + std::to_string(s.x.size()) + " x values but " +
-                                    std::to_string(s.y.size()) + " y values");
+std::vector<SampleRun> sample_runs(const Panel& panel) {
+  std::vector<SampleRun> runs;
+  for (std::size_t s = 0; s < panel.series.size(); ++s) {
+    const Series& series = panel.series[s];
+    std::size_t i = 0;
+    while (i < series.x.size()) {
+      if (!finite_sample(series, i)) {
+        ++i;
+        continue;
       }
+      std::size_t end = i + 1;
+      while (end < series.x.size() && finite_sample(series, end)) ++end;
+      runs.push_back({s, i, end});
+      i = end;
     }
-    check_range(panel.x_range, "x", panel.title);
-    check_range(panel.y_range, "y", panel.title);
-    const auto [xr, yr] = data_ranges(panel);
-    PanelGeometry pg;
-    pg.top = g.title_band + p * figure.height_per_panel;
-    pg.area.x = xr;
-    pg.area.y = yr;
-    pg.area.top = pg.top + top_margin(panel, g.scale);
-    pg.area.height =
-        figure.height_per_panel - top_margin(panel, g.scale) - bottom_margin(panel, g.scale);
-    if (pg.area.height < 40) {
-      throw std::invalid_argument("plot: panel '" + panel.title + "': height_per_panel " +
-                                  std::to_string(figure.height_per_panel) +
-                                  " leaves no room for the plot beside its text");
-    }
-    const int max_y_ticks = std::max(pg.area.height / (line_height(g.scale) + 24), 2);
-    pg.y_ticks = axis_ticks(yr, max_y_ticks, g.scale);
-    widest_y_label = std::max(widest_y_label, pg.y_ticks.widest);
-    any_y_label = any_y_label || !panel.y_label.empty();
-    g.panels.push_back(std::move(pg));
   }
-  // One left edge for all panels, so stacked time axes line up.
-  const int left =
-      8 + (any_y_label ? line_height(g.scale) + 6 : 0) + widest_y_label + 4 + kTickLength + 1;
-  const int area_width = figure.width - left - right_margin(g.scale);
-  if (area_width < 40) {
-    throw std::invalid_argument("plot: figure '" + figure.title + "': width " +
-                                std::to_string(figure.width) +
-                                " leaves no room for the plot beside its tick labels");
-  }
-  for (PanelGeometry& pg : g.panels) {
-    pg.area.left = left;
-    pg.area.width = area_width;
-    pg.x_ticks = fit_x_ticks(pg.area.x, area_width, g.scale);
-  }
-  return g;
+  return runs;
 }
 
-// Lines ---------------------------------------------------------------------------------------
+// Geometry ------------------------------------------------------------------------------------
 
-double distance_to_segment(double px, double py, double x0, double y0, double x1, double y1) {
-  const double dx = x1 - x0, dy = y1 - y0;
-  const double len2 = dx * dx + dy * dy;
-  double t = len2 > 0.0 ? ((px - x0) * dx + (py - y0) * dy) / len2 : 0.0;
-  t = std::clamp(t, 0.0, 1.0);
-  return std::hypot(px - (x0 + t * dx), py - (y0 + t * dy));
+// The centre of the pixel column or row a value falls in, kept inside the area, so 1 px lines
+// at ticks and reference values are crisp.
+double crisp_column(const PlotArea& a, double x) {
+  return std::clamp(static_cast<int>(std::floor(a.column(x))), a.left, a.left + a.width - 1) + 0.5;
+}
+double crisp_row(const PlotArea& a, double y) {
+  return std::clamp(static_cast<int>(std::floor(a.row(y))), a.top, a.top + a.height - 1) + 0.5;
 }
 
-// Liang–Barsky: keeps the part of the segment inside the rectangle; false if none.
+// Liang–Barsky: keeps the part of the segment inside the rectangle; false if none. An end
+// that is inside stays bit-identical, so clipped neighbours still meet exactly.
 bool clip_segment(double& x0, double& y0, double& x1, double& y1, double lo_x, double lo_y,
                   double hi_x, double hi_y) {
   const double dx = x1 - x0, dy = y1 - y0;
@@ -331,296 +231,474 @@ bool clip_segment(double& x0, double& y0, double& x1, double& y1, double lo_x, d
     }
     if (t0 > t1) return false;
   }
-  const double nx0 = x0 + t0 * dx, ny0 = y0 + t0 * dy;
-  x1 = x0 + t1 * dx;
-  y1 = y0 + t1 * dy;
+  const double nx0 = t0 > 0.0 ? x0 + t0 * dx : x0, ny0 = t0 > 0.0 ? y0 + t0 * dy : y0;
+  if (t1 < 1.0) {
+    x1 = x0 + t1 * dx;
+    y1 = y0 + t1 * dy;
+  }
   x0 = nx0;
   y0 = ny0;
   return true;
 }
 
-// A coverage raster over one plot area; a series is accumulated as the per-pixel maximum over
-// its segments (round caps and joins, no double-darkening) and blended once.
-class Coverage {
+// Which pixels of a plot area carry data, reference lines or their labels: the legend goes
+// where it hides the fewest.
+class InkMap {
  public:
-  Coverage(int width, int height, bool antialias)
+  InkMap(int width, int height)
       : width_(width),
         height_(height),
-        antialias_(antialias),
-        value_(static_cast<std::size_t>(width) * static_cast<std::size_t>(height), 0.0f) {}
+        ink_(static_cast<std::size_t>(width) * static_cast<std::size_t>(height), 0) {}
 
-  // Endpoints in area pixel coordinates (continuous, origin at the area's top-left corner).
-  void segment(double x0, double y0, double x1, double y1) {
-    // Only data ~1e300 beyond a fixed range maps this far; it cannot be drawn, so it is a gap.
+  // Coordinates relative to the area's top-left corner.
+  void mark(double x, double y) {
+    if (!(x >= 0.0 && y >= 0.0 && x < width_ && y < height_)) return;
+    ink_[static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) +
+         static_cast<std::size_t>(x)] = 1;
+  }
+  void mark_segment(double x0, double y0, double x1, double y1) {
+    // Only data ~1e300 beyond a fixed range maps this far; it cannot be drawn: a gap.
     if (!std::isfinite(x1 - x0) || !std::isfinite(y1 - y0)) return;
-    const double reach = kLineHalfWidth + 1.0;
-    if (!clip_segment(x0, y0, x1, y1, -reach, -reach, width_ + reach, height_ + reach)) return;
-    const double dx = x1 - x0;
-    const int i0 = std::max(0, static_cast<int>(std::floor(std::min(x0, x1) - reach)));
-    const int i1 = std::min(width_ - 1, static_cast<int>(std::ceil(std::max(x0, x1) + reach)));
-    for (int i = i0; i <= i1; ++i) {
-      const double cx = i + 0.5;
-      // Only the part of the segment within `reach` of this column can touch it.
-      double ta = 0.0, tb = 1.0;
-      if (dx != 0.0) {
-        ta = (cx - reach - x0) / dx;
-        tb = (cx + reach - x0) / dx;
-        if (ta > tb) std::swap(ta, tb);
-        ta = std::max(ta, 0.0);
-        tb = std::min(tb, 1.0);
-        if (ta > tb) continue;
-      } else if (std::abs(x0 - cx) > reach) {
-        continue;
-      }
-      const double ya = y0 + ta * (y1 - y0), yb = y0 + tb * (y1 - y0);
-      const int j0 = std::max(0, static_cast<int>(std::floor(std::min(ya, yb) - reach)));
-      const int j1 = std::min(height_ - 1, static_cast<int>(std::ceil(std::max(ya, yb) + reach)));
-      for (int j = j0; j <= j1; ++j) {
-        const double d = distance_to_segment(cx, j + 0.5, x0, y0, x1, y1);
-        const double c = antialias_ ? std::clamp(kLineHalfWidth + 0.5 - d, 0.0, 1.0)
-                                    : (d < kLineHalfWidth ? 1.0 : 0.0);
-        float& v = value_[static_cast<std::size_t>(j) * static_cast<std::size_t>(width_) +
-                          static_cast<std::size_t>(i)];
-        v = std::max(v, static_cast<float>(c));
-      }
+    if (!clip_segment(x0, y0, x1, y1, 0.0, 0.0, width_, height_)) return;
+    const int steps = static_cast<int>(std::ceil(std::max(std::abs(x1 - x0), std::abs(y1 - y0))));
+    for (int k = 0; k <= steps; ++k) {
+      const double t = steps == 0 ? 0.0 : static_cast<double>(k) / steps;
+      mark(x0 + t * (x1 - x0), y0 + t * (y1 - y0));
+    }
+  }
+  void mark_box(int x0, int y0, int x1, int y1) {  // [x0, x1) × [y0, y1)
+    for (int j = std::max(y0, 0); j < std::min(y1, height_); ++j) {
+      for (int i = std::max(x0, 0); i < std::min(x1, width_); ++i) mark(i, j);
     }
   }
 
-  // Blends `color` into the area at (left, top) and marks touched pixels in `ink`.
-  void blend_into(Image& image, int left, int top, Rgb color, std::vector<std::uint8_t>& ink) {
-    for (int j = 0; j < height_; ++j) {
-      for (int i = 0; i < width_; ++i) {
-        const std::size_t k = static_cast<std::size_t>(j) * static_cast<std::size_t>(width_) +
-                              static_cast<std::size_t>(i);
-        const float c = value_[k];
-        if (c <= 0.0f) continue;
-        ink[k] = 1;
-        const Rgb old = image.at(left + i, top + j);
-        auto mix = [c](std::uint8_t a, std::uint8_t b) {
-          return static_cast<std::uint8_t>(std::lround(a + (b - a) * static_cast<double>(c)));
-        };
-        image.set(left + i, top + j,
-                  {mix(old.r, color.r), mix(old.g, color.g), mix(old.b, color.b)});
-      }
-    }
+  // Inked pixels in [x0, x1) × [y0, y1), clamped to the area.
+  long count(int x0, int y0, int x1, int y1) {
+    if (sums_.empty()) summarise();
+    const std::size_t stride = static_cast<std::size_t>(width_) + 1;
+    const auto cx0 = static_cast<std::size_t>(std::clamp(x0, 0, width_));
+    const auto cy0 = static_cast<std::size_t>(std::clamp(y0, 0, height_));
+    const auto cx1 = static_cast<std::size_t>(std::clamp(x1, 0, width_));
+    const auto cy1 = static_cast<std::size_t>(std::clamp(y1, 0, height_));
+    if (cx1 <= cx0 || cy1 <= cy0) return 0;
+    return sums_[cy1 * stride + cx1] - sums_[cy0 * stride + cx1] - sums_[cy1 * stride + cx0] +
+           sums_[cy0 * stride + cx0];
   }
 
  private:
+  // Summed-area table: the ink in [0, i) × [0, j) at (i, j).
+  void summarise() {
+    const std::size_t stride = static_cast<std::size_t>(width_) + 1;
+    sums_.assign(stride * (static_cast<std::size_t>(height_) + 1), 0);
+    for (int j = 0; j < height_; ++j) {
+      long row = 0;
+      for (int i = 0; i < width_; ++i) {
+        row += ink_[static_cast<std::size_t>(j) * static_cast<std::size_t>(width_) +
+                    static_cast<std::size_t>(i)];
+        sums_[static_cast<std::size_t>(j + 1) * stride + static_cast<std::size_t>(i + 1)] =
+            sums_[static_cast<std::size_t>(j) * stride + static_cast<std::size_t>(i + 1)] + row;
+      }
+    }
+  }
+
   int width_, height_;
-  bool antialias_;
-  std::vector<float> value_;
+  std::vector<std::uint8_t> ink_;
+  std::vector<long> sums_;
 };
 
-// Drawing a panel ---------------------------------------------------------------------------
+// Layout --------------------------------------------------------------------------------------
 
-int clamp_row(const PlotArea& a, double y) {
-  return std::clamp(static_cast<int>(std::floor(a.row(y))), a.top, a.top + a.height - 1);
-}
-int clamp_column(const PlotArea& a, double x) {
-  return std::clamp(static_cast<int>(std::floor(a.column(x))), a.left, a.left + a.width - 1);
-}
-bool within(const Range& r, double v) { return v >= r.min && v <= r.max; }
+constexpr int kLegendPad = 8, kLegendSample = 24, kLegendGap = 6, kLegendInset = 8;
 
-void draw_series(Image& image, const PlotArea& a, const Series& s, bool antialias,
-                 std::vector<std::uint8_t>& ink) {
-  Coverage cov(a.width, a.height, antialias);
-  const double left = a.left, top = a.top;
-  std::size_t i = 0;
-  const std::size_t n = s.x.size();
-  while (i < n) {
-    if (!finite_sample(s, i)) {
-      ++i;
-      continue;
-    }
-    std::size_t end = i + 1;  // the run of finite samples is [i, end)
-    while (end < n && finite_sample(s, end)) ++end;
-    if (end - i == 1) {
-      const double px = a.column(s.x[i]) - left, py = a.row(s.y[i]) - top;
-      cov.segment(px, py, px, py);
-    }
-    for (std::size_t k = i + 1; k < end; ++k) {
-      cov.segment(a.column(s.x[k - 1]) - left, a.row(s.y[k - 1]) - top, a.column(s.x[k]) - left,
-                  a.row(s.y[k]) - top);
-    }
-    i = end;
-  }
-  cov.blend_into(image, a.left, a.top, s.color, ink);
+struct ReferenceLabel {
+  std::size_t reference = 0;
+  std::string text;                   // valid UTF-8
+  double left = 0.0, baseline = 0.0;  // [px]
+};
+
+// The public layout plus what drawing needs beyond it.
+struct Plan {
+  FigureLayout figure;
+  FontMetrics text, title;
+  std::vector<std::vector<ReferenceLabel>> reference_labels;  // per panel
+};
+
+int top_margin(const Panel& p, int line) { return p.title.empty() ? 12 : 8 + line + 6; }
+int bottom_margin(const Panel& p, int line) {
+  return 1 + kTickLength + 4 + line + (p.x_label.empty() ? 0 : 4 + line) + 6;
 }
 
-void draw_legend(Image& image, const PlotArea& a, const Panel& panel, int scale,
-                 const std::vector<std::uint8_t>& ink) {
-  std::vector<std::pair<std::u32string, Rgb>> entries;
-  int widest = 0;
-  for (const Series& s : panel.series) {
-    if (s.label.empty()) continue;
-    entries.emplace_back(decode_utf8(s.label), s.color);
-    widest = std::max(widest, text_width(entries.back().first, scale));
+// Most intervals whose labels stay apart: one label's width plus two digits per interval.
+Ticks fit_x_ticks(cairo_t* cr, const Range& range, int pixels, double digit) {
+  for (int max_intervals = std::max(pixels / 60, 2); max_intervals > 1; --max_intervals) {
+    Ticks t = make_ticks(range, max_intervals);
+    if (t.values.size() < 2) return t;
+    const double spacing = t.step / (range.max - range.min) * pixels;
+    if (spacing >= widest(cr, t.labels) + 2.0 * digit) return t;
   }
-  if (entries.empty()) return;
-  const int sample = 24, pad = 8, entry_h = line_height(scale) + 4;
-  const int w = pad + sample + 6 + widest + pad;
-  const int h = 6 + static_cast<int>(entries.size()) * entry_h + 2;
-  const int inset = 8;
-  // Hug the right or left edge at the height that hides the fewest inked pixels; ties go to
-  // the higher place and to the right, so an empty top-right corner is the usual spot.
-  // Summed-area table of the ink: sum over [0, i) × [0, j) at (i, j).
-  const std::size_t stride = static_cast<std::size_t>(a.width) + 1;
-  std::vector<long> sat(stride * (static_cast<std::size_t>(a.height) + 1), 0);
-  for (int j = 0; j < a.height; ++j) {
-    long row_sum = 0;
-    for (int i = 0; i < a.width; ++i) {
-      row_sum += ink[static_cast<std::size_t>(j) * static_cast<std::size_t>(a.width) +
-                     static_cast<std::size_t>(i)];
-      sat[static_cast<std::size_t>(j + 1) * stride + static_cast<std::size_t>(i + 1)] =
-          sat[static_cast<std::size_t>(j) * stride + static_cast<std::size_t>(i + 1)] + row_sum;
-    }
+  return make_ticks(range, 1);
+}
+
+void place_references(cairo_t* cr, const Panel& panel, const FontMetrics& font, PanelLayout& pl,
+                      std::vector<ReferenceLabel>& labels, InkMap& ink) {
+  const PlotArea& a = pl.area;
+  for (std::size_t r = 0; r < panel.references.size(); ++r) {
+    const ReferenceLine& ref = panel.references[r];
+    if (!std::isfinite(ref.y) || !within(a.y, ref.y)) continue;
+    pl.references.push_back(r);
+    const int row = static_cast<int>(crisp_row(a, ref.y));
+    ink.mark_box(0, row - a.top, a.width, row - a.top + 1);
+    if (ref.label.empty()) continue;
+    ReferenceLabel label{r, valid_utf8(ref.label), 0.0, 0.0};
+    const double width = text_width(cr, label.text);
+    label.left = a.left + a.width - 6 - width;
+    int top = row - 3 - font.line;       // just above the line
+    if (top < a.top + 2) top = row + 4;  // no room there: just below
+    label.baseline = top + font.ascent;
+    ink.mark_box(static_cast<int>(std::floor(label.left)) - 1 - a.left, top - 1 - a.top, a.width,
+                 top + font.line + 1 - a.top);
+    labels.push_back(std::move(label));
   }
-  // Ink under the legend's box at area offset (x0, y0) and a 3 px clearance around it.
-  auto ink_in = [&](int x0, int y0) {
-    constexpr int kClearance = 3;
-    const auto cx0 = static_cast<std::size_t>(std::clamp(x0 - kClearance, 0, a.width));
-    const auto cy0 = static_cast<std::size_t>(std::clamp(y0 - kClearance, 0, a.height));
-    const auto cx1 = static_cast<std::size_t>(std::clamp(x0 + w + kClearance, 0, a.width));
-    const auto cy1 = static_cast<std::size_t>(std::clamp(y0 + h + kClearance, 0, a.height));
-    return sat[cy1 * stride + cx1] - sat[cy0 * stride + cx1] - sat[cy1 * stride + cx0] +
-           sat[cy0 * stride + cx0];
-  };
-  const int right = a.width - inset - w, lowest = std::max(a.height - inset - h, inset);
-  std::pair<int, int> best{right, inset};
+}
+
+// Against the right or left edge at the height that hides the fewest inked pixels (with a
+// 3 px clearance); ties go to the higher place and to the right, so an empty top-right
+// corner is the usual spot.
+void place_legend(cairo_t* cr, const Panel& panel, int line, PanelLayout& pl, InkMap& ink) {
+  std::vector<std::string> texts;
+  for (std::size_t s = 0; s < panel.series.size(); ++s) {
+    if (panel.series[s].label.empty()) continue;
+    pl.legend.push_back(s);
+    texts.push_back(panel.series[s].label);
+  }
+  if (texts.empty()) return;
+  const PlotArea& a = pl.area;
+  const int w = kLegendPad + kLegendSample + kLegendGap +
+                static_cast<int>(std::ceil(widest(cr, texts))) + kLegendPad;
+  const int h = 4 + static_cast<int>(texts.size()) * (line + 4);
+  constexpr int kClearance = 3;
+  const int right = a.width - kLegendInset - w;
+  const int lowest = std::max(a.height - kLegendInset - h, kLegendInset);
+  std::pair<int, int> best{right, kLegendInset};
   long best_ink = std::numeric_limits<long>::max();
-  for (int y0 = inset; y0 <= lowest; y0 = y0 < lowest ? std::min(y0 + 4, lowest) : lowest + 1) {
-    for (int x0 : {right, inset}) {
-      const long count = ink_in(x0, y0);
+  for (int y = kLegendInset; y <= lowest; y = y < lowest ? std::min(y + 4, lowest) : lowest + 1) {
+    for (int x : {right, kLegendInset}) {
+      const long count =
+          ink.count(x - kClearance, y - kClearance, x + w + kClearance, y + h + kClearance);
       if (count < best_ink) {
         best_ink = count;
-        best = {x0, y0};
+        best = {x, y};
       }
     }
     if (best_ink == 0) break;
   }
-  const int x = a.left + best.first, y = a.top + best.second;
-  const Rect clip{a.left, a.top, a.left + a.width, a.top + a.height};
-  for (int j = y; j < y + h; ++j) {
-    for (int i = x; i < x + w; ++i) {
-      const bool border = j == y || j == y + h - 1 || i == x || i == x + w - 1;
-      put_pixel(image, clip, i, j, border ? kLegendBorder : kWhite);
+  pl.legend_box = Box{a.left + best.first, a.top + best.second, w, h};
+}
+
+void mark_series(const Panel& panel, const PanelLayout& pl, InkMap& ink) {
+  const PlotArea& a = pl.area;
+  for (const SampleRun& run : pl.runs) {
+    const Series& s = panel.series[run.series];
+    if (run.end - run.begin == 1) {
+      ink.mark(a.column(s.x[run.begin]) - a.left, a.row(s.y[run.begin]) - a.top);
     }
-  }
-  for (std::size_t e = 0; e < entries.size(); ++e) {
-    const int row_top = y + 6 + static_cast<int>(e) * entry_h;
-    const int mid = row_top + (font::kAscent * scale) / 2;
-    for (int i = x + pad; i < x + pad + sample; ++i) {
-      put_pixel(image, clip, i, mid - 1, entries[e].second);
-      put_pixel(image, clip, i, mid, entries[e].second);
+    for (std::size_t k = run.begin + 1; k < run.end; ++k) {
+      ink.mark_segment(a.column(s.x[k - 1]) - a.left, a.row(s.y[k - 1]) - a.top,
+                       a.column(s.x[k]) - a.left, a.row(s.y[k]) - a.top);
     }
-    draw_text(image, clip, x + pad + sample + 6, row_top, entries[e].first, kBlack, scale);
   }
 }
 
-void draw_panel(Image& image, const Figure& figure, const Panel& panel, const PanelGeometry& pg,
-                int scale) {
-  const PlotArea& a = pg.area;
-  const Rect whole{0, 0, image.width, image.height};
-  const Rect inside{a.left, a.top, a.left + a.width, a.top + a.height};
-  std::vector<std::uint8_t> ink(
-      static_cast<std::size_t>(a.width) * static_cast<std::size_t>(a.height), 0);
+// A context only for measuring text; its 1 × 1 surface is never looked at.
+ContextPtr measuring_context() {
+  const SurfacePtr surface(cairo_image_surface_create(CAIRO_FORMAT_RGB24, 1, 1));
+  ContextPtr cr(cairo_create(surface.get()));  // holds its own reference to the surface
+  set_text_options(cr.get());
+  return cr;
+}
 
+void validate(const Figure& figure) {
+  if (figure.panels.empty())
+    throw std::invalid_argument("plot: figure '" + figure.title + "' has no panels");
+  if (figure.width < 240 || figure.height_per_panel < 140) {
+    throw std::invalid_argument(
+        "plot: figure '" + figure.title + "': size " + std::to_string(figure.width) + "x" +
+        std::to_string(figure.height_per_panel) + " per panel is below the minimum 240x140");
+  }
+  if (!(figure.font_size >= kMinFontSize && figure.font_size <= kMaxFontSize)) {
+    throw std::invalid_argument("plot: figure '" + figure.title + "': font_size " +
+                                std::to_string(figure.font_size) + " px is outside [6, 48] px");
+  }
+  for (const Panel& panel : figure.panels) {
+    for (const Series& s : panel.series) {
+      if (s.x.size() != s.y.size()) {
+        throw std::invalid_argument("plot: panel '" + panel.title + "', series '" + s.label +
+                                    "': " + std::to_string(s.x.size()) + " x values but " +
+                                    std::to_string(s.y.size()) + " y values");
+      }
+    }
+    check_range(panel.x_range, "x", panel.title);
+    check_range(panel.y_range, "y", panel.title);
+  }
+}
+
+Plan make_plan(const Figure& figure) {
+  validate(figure);
+  const ContextPtr measuring = measuring_context();
+  cairo_t* cr = measuring.get();
+  Plan plan;
+  use_font(cr, kTitleScale * figure.font_size, true);
+  plan.title = font_metrics(cr);
+  use_font(cr, figure.font_size, false);
+  plan.text = font_metrics(cr);
+  const int line = plan.text.line;
+  const double digit = text_width(cr, "0");
+
+  FigureLayout& fl = plan.figure;
+  fl.width = figure.width;
+  fl.title_band = figure.title.empty() ? 0 : 8 + plan.title.line + 6;
+  const int n = static_cast<int>(figure.panels.size());
+  fl.height = fl.title_band + n * figure.height_per_panel;
+
+  double widest_y_label = 0.0;
+  bool any_y_label = false;
+  for (int p = 0; p < n; ++p) {
+    const Panel& panel = figure.panels[static_cast<std::size_t>(p)];
+    const auto [xr, yr] = data_ranges(panel);
+    PanelLayout pl;
+    pl.top = fl.title_band + p * figure.height_per_panel;
+    pl.area.x = xr;
+    pl.area.y = yr;
+    pl.area.top = pl.top + top_margin(panel, line);
+    pl.area.height = figure.height_per_panel - top_margin(panel, line) - bottom_margin(panel, line);
+    if (pl.area.height < 40) {
+      throw std::invalid_argument("plot: panel '" + panel.title + "': height_per_panel " +
+                                  std::to_string(figure.height_per_panel) +
+                                  " leaves no room for the plot beside its text");
+    }
+    pl.y_ticks = make_ticks(yr, std::max(pl.area.height / (line + 24), 2));
+    widest_y_label = std::max(widest_y_label, widest(cr, pl.y_ticks.labels));
+    any_y_label = any_y_label || !panel.y_label.empty();
+    pl.runs = sample_runs(panel);
+    fl.panels.push_back(std::move(pl));
+  }
+  // One left edge for all panels, so stacked time axes line up.
+  const int left = 8 + (any_y_label ? line + 6 : 0) + static_cast<int>(std::ceil(widest_y_label)) +
+                   4 + kTickLength + 1;
+  // Room for half of the last x tick label.
+  const int right = 10 + static_cast<int>(std::ceil(1.5 * digit));
+  const int area_width = figure.width - left - right;
+  if (area_width < 40) {
+    throw std::invalid_argument("plot: figure '" + figure.title + "': width " +
+                                std::to_string(figure.width) +
+                                " leaves no room for the plot beside its tick labels");
+  }
+  for (int p = 0; p < n; ++p) {
+    const Panel& panel = figure.panels[static_cast<std::size_t>(p)];
+    PanelLayout& pl = fl.panels[static_cast<std::size_t>(p)];
+    pl.area.left = left;
+    pl.area.width = area_width;
+    pl.x_ticks = fit_x_ticks(cr, pl.area.x, area_width, digit);
+    InkMap ink(pl.area.width, pl.area.height);
+    plan.reference_labels.emplace_back();
+    place_references(cr, panel, plan.text, pl, plan.reference_labels.back(), ink);
+    mark_series(panel, pl, ink);
+    place_legend(cr, panel, line, pl, ink);
+  }
+  return plan;
+}
+
+// Drawing -------------------------------------------------------------------------------------
+
+void draw_series(cairo_t* cr, const PlotArea& a, const Series& s, std::size_t index,
+                 const std::vector<SampleRun>& runs) {
+  // Clipped in double precision before Cairo sees them: its fixed-point coordinates overflow
+  // for data far outside a fixed range.
+  const double reach = kLineWidth + 2.0;
+  const double lo_x = a.left - reach, lo_y = a.top - reach;
+  const double hi_x = a.left + a.width + reach, hi_y = a.top + a.height + reach;
+  std::vector<std::pair<double, double>> dots;
+  for (const SampleRun& run : runs) {
+    if (run.series != index) continue;
+    if (run.end - run.begin == 1) {
+      const double x = a.column(s.x[run.begin]), y = a.row(s.y[run.begin]);
+      if (x >= lo_x && x <= hi_x && y >= lo_y && y <= hi_y) dots.emplace_back(x, y);
+      continue;
+    }
+    bool open = false;
+    double last_x = 0.0, last_y = 0.0;
+    for (std::size_t k = run.begin + 1; k < run.end; ++k) {
+      double x0 = a.column(s.x[k - 1]), y0 = a.row(s.y[k - 1]);
+      double x1 = a.column(s.x[k]), y1 = a.row(s.y[k]);
+      if (!std::isfinite(x1 - x0) || !std::isfinite(y1 - y0) ||
+          !clip_segment(x0, y0, x1, y1, lo_x, lo_y, hi_x, hi_y)) {
+        open = false;
+        continue;
+      }
+      if (!open || x0 != last_x || y0 != last_y) cairo_move_to(cr, x0, y0);
+      cairo_line_to(cr, x1, y1);
+      last_x = x1;
+      last_y = y1;
+      open = true;
+    }
+  }
+  // One stroke per series: where the line crosses itself it is not darkened twice.
+  set_color(cr, s.color);
+  cairo_set_line_width(cr, kLineWidth);
+  cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
+  cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+  cairo_stroke(cr);
+  for (const auto& [x, y] : dots) {
+    cairo_new_sub_path(cr);
+    cairo_arc(cr, x, y, 0.5 * kLineWidth, 0.0, 2.0 * std::numbers::pi);
+  }
+  cairo_fill(cr);
+}
+
+void draw_legend(cairo_t* cr, const Panel& panel, const PanelLayout& pl, const FontMetrics& font) {
+  if (!pl.legend_box) return;
+  const Box& b = *pl.legend_box;
+  cairo_rectangle(cr, b.left + 0.5, b.top + 0.5, b.width - 1.0, b.height - 1.0);
+  set_color(cr, kWhite);
+  cairo_fill_preserve(cr);
+  set_color(cr, kLegendBorder);
+  cairo_set_line_width(cr, 1.0);
+  cairo_set_line_join(cr, CAIRO_LINE_JOIN_MITER);
+  cairo_stroke(cr);
+  cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
+  for (std::size_t e = 0; e < pl.legend.size(); ++e) {
+    const Series& s = panel.series[pl.legend[e]];
+    const int row_top = b.top + 4 + static_cast<int>(e) * (font.line + 4);
+    const double mid = row_top + font.line / 2;  // a whole row: the 2 px sample stays crisp
+    cairo_move_to(cr, b.left + kLegendPad, mid);
+    cairo_line_to(cr, b.left + kLegendPad + kLegendSample, mid);
+    set_color(cr, s.color);
+    cairo_set_line_width(cr, kLineWidth);
+    cairo_stroke(cr);
+    set_color(cr, kBlack);
+    show_text(cr, b.left + kLegendPad + kLegendSample + kLegendGap, row_top + font.ascent,
+              valid_utf8(s.label));
+  }
+}
+
+void draw_panel(cairo_t* cr, const Figure& figure, const Panel& panel, const PanelLayout& pl,
+                const std::vector<ReferenceLabel>& reference_labels, const FontMetrics& font) {
+  const PlotArea& a = pl.area;
+  cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
+  cairo_set_line_width(cr, 1.0);
   if (figure.grid) {
-    for (double v : pg.x_ticks.values) {
-      const int c = clamp_column(a, v);
-      for (int j = a.top; j < a.top + a.height; ++j) image.set(c, j, kGridColor);
+    for (double v : pl.x_ticks.values) {
+      cairo_move_to(cr, crisp_column(a, v), a.top);
+      cairo_line_to(cr, crisp_column(a, v), a.top + a.height);
     }
-    for (double v : pg.y_ticks.values) {
-      const int r = clamp_row(a, v);
-      for (int i = a.left; i < a.left + a.width; ++i) image.set(i, r, kGridColor);
+    for (double v : pl.y_ticks.values) {
+      cairo_move_to(cr, a.left, crisp_row(a, v));
+      cairo_line_to(cr, a.left + a.width, crisp_row(a, v));
     }
+    set_color(cr, kGridColor);
+    cairo_stroke(cr);
   }
 
+  cairo_save(cr);
+  cairo_rectangle(cr, a.left, a.top, a.width, a.height);
+  cairo_clip(cr);
   // Reference lines under the data, their labels over it.
-  struct PlacedLabel {
-    std::u32string text;
-    int x, y;
-    Rgb color;
-  };
-  std::vector<PlacedLabel> labels;
-  for (const ReferenceLine& ref : panel.references) {
-    if (!std::isfinite(ref.y) || !within(a.y, ref.y)) continue;
-    const int r = clamp_row(a, ref.y);
-    for (int i = a.left; i < a.left + a.width; ++i) {
-      if ((i - a.left) % kDashPeriod >= kDashOn) continue;
-      image.set(i, r, ref.color);
-      ink[static_cast<std::size_t>(r - a.top) * static_cast<std::size_t>(a.width) +
-          static_cast<std::size_t>(i - a.left)] = 1;
-    }
-    if (ref.label.empty()) continue;
-    PlacedLabel label{decode_utf8(ref.label), 0, r - 3 - font::kAscent * scale, ref.color};
-    label.x = a.left + a.width - 6 - text_width(label.text, scale);
-    if (label.y < a.top + 2) label.y = r + 4;  // no room above the line
-    for (int j = std::max(label.y - 1, a.top);
-         j < std::min(label.y + font::kGlyphRows * scale + 1, a.top + a.height); ++j) {
-      for (int i = std::max(label.x - 1, a.left); i < a.left + a.width; ++i) {
-        ink[static_cast<std::size_t>(j - a.top) * static_cast<std::size_t>(a.width) +
-            static_cast<std::size_t>(i - a.left)] = 1;
-      }
-    }
-    labels.push_back(std::move(label));
+  cairo_set_dash(cr, kDash.data(), static_cast<int>(kDash.size()), 0.0);
+  for (std::size_t r : pl.references) {
+    const ReferenceLine& ref = panel.references[r];
+    cairo_move_to(cr, a.left, crisp_row(a, ref.y));
+    cairo_line_to(cr, a.left + a.width, crisp_row(a, ref.y));
+    set_color(cr, ref.color);
+    cairo_stroke(cr);
   }
-
-  for (const Series& s : panel.series) draw_series(image, a, s, figure.antialias, ink);
-
-  for (const PlacedLabel& label : labels) {
+  cairo_set_dash(cr, nullptr, 0, 0.0);
+  cairo_set_antialias(cr, figure.antialias ? CAIRO_ANTIALIAS_DEFAULT : CAIRO_ANTIALIAS_NONE);
+  for (std::size_t s = 0; s < panel.series.size(); ++s) {
+    draw_series(cr, a, panel.series[s], s, pl.runs);
+  }
+  cairo_set_antialias(cr, CAIRO_ANTIALIAS_DEFAULT);
+  use_font(cr, figure.font_size, false);
+  for (const ReferenceLabel& label : reference_labels) {
     // A white halo keeps the label legible where a series crosses it.
-    for (int dy = -1; dy <= 1; ++dy) {
-      for (int dx = -1; dx <= 1; ++dx) {
-        draw_text(image, inside, label.x + dx, label.y + dy, label.text, kWhite, scale);
-      }
-    }
-    draw_text(image, inside, label.x, label.y, label.text, label.color, scale);
+    cairo_move_to(cr, label.left, label.baseline);
+    cairo_text_path(cr, label.text.c_str());
+    set_color(cr, kWhite);
+    cairo_set_line_width(cr, 3.0);
+    cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+    cairo_stroke_preserve(cr);
+    set_color(cr, panel.references[label.reference].color);
+    cairo_fill(cr);
   }
-  draw_legend(image, a, panel, scale, ink);
+  draw_legend(cr, panel, pl, font);
+  cairo_restore(cr);
 
-  // Frame just outside the area, then ticks and their labels.
-  for (int i = a.left - 1; i <= a.left + a.width; ++i) {
-    image.set(i, a.top - 1, kBlack);
-    image.set(i, a.top + a.height, kBlack);
+  // Frame just outside the area, then the ticks and their labels.
+  set_color(cr, kBlack);
+  cairo_set_line_width(cr, 1.0);
+  cairo_set_line_cap(cr, CAIRO_LINE_CAP_BUTT);
+  cairo_rectangle(cr, a.left - 0.5, a.top - 0.5, a.width + 1.0, a.height + 1.0);
+  const int below = a.top + a.height + 1;
+  for (double v : pl.x_ticks.values) {
+    cairo_move_to(cr, crisp_column(a, v), below);
+    cairo_line_to(cr, crisp_column(a, v), below + kTickLength);
   }
-  for (int j = a.top - 1; j <= a.top + a.height; ++j) {
-    image.set(a.left - 1, j, kBlack);
-    image.set(a.left + a.width, j, kBlack);
+  for (double v : pl.y_ticks.values) {
+    cairo_move_to(cr, a.left - 1 - kTickLength, crisp_row(a, v));
+    cairo_line_to(cr, a.left - 1, crisp_row(a, v));
   }
-  const int label_top = a.top + a.height + 1 + kTickLength + 4;
-  for (std::size_t t = 0; t < pg.x_ticks.values.size(); ++t) {
-    const int c = clamp_column(a, pg.x_ticks.values[t]);
-    for (int j = a.top + a.height + 1; j <= a.top + a.height + kTickLength; ++j)
-      image.set(c, j, kBlack);
-    const std::u32string& label = pg.x_ticks.labels[t];
-    const int w = text_width(label, scale);
-    const int x = std::clamp(c - w / 2, 0, std::max(image.width - w, 0));
-    draw_text(image, whole, x, label_top, label, kBlack, scale);
-  }
-  const int label_right = a.left - 1 - kTickLength - 4;
-  for (std::size_t t = 0; t < pg.y_ticks.values.size(); ++t) {
-    const int r = clamp_row(a, pg.y_ticks.values[t]);
-    for (int i = a.left - 1 - kTickLength; i < a.left - 1; ++i) image.set(i, r, kBlack);
-    const std::u32string& label = pg.y_ticks.labels[t];
-    draw_text(image, whole, label_right - text_width(label, scale), r - (font::kAscent * scale) / 2,
-              label, kBlack, scale);
-  }
+  cairo_stroke(cr);
 
+  use_font(cr, figure.font_size, false);
+  const int label_top = below + kTickLength + 4;
+  const double image_width = figure.width;
+  for (std::size_t t = 0; t < pl.x_ticks.values.size(); ++t) {
+    const std::string label = valid_utf8(pl.x_ticks.labels[t]);
+    const double w = text_width(cr, label);
+    const double x = std::clamp(crisp_column(a, pl.x_ticks.values[t]) - 0.5 * w, 0.0,
+                                std::max(image_width - w, 0.0));
+    show_text(cr, x, label_top + font.ascent, label);
+  }
+  for (std::size_t t = 0; t < pl.y_ticks.values.size(); ++t) {
+    const std::string label = valid_utf8(pl.y_ticks.labels[t]);
+    cairo_text_extents_t e;
+    cairo_text_extents(cr, label.c_str(), &e);
+    // The digits' ink centred on the tick.
+    show_text(cr, a.left - 1 - kTickLength - 4 - e.x_advance,
+              crisp_row(a, pl.y_ticks.values[t]) - (e.y_bearing + 0.5 * e.height), label);
+  }
   if (!panel.x_label.empty()) {
-    const std::u32string label = decode_utf8(panel.x_label);
-    draw_text(image, whole, a.left + (a.width - text_width(label, scale)) / 2,
-              label_top + line_height(scale) + 4, label, kBlack, scale);
+    const std::string label = valid_utf8(panel.x_label);
+    show_text(cr, a.left + 0.5 * (a.width - text_width(cr, label)),
+              label_top + font.line + 4 + font.ascent, label);
   }
   if (!panel.y_label.empty()) {
-    const std::u32string label = decode_utf8(panel.y_label);
-    const int w = text_width(label, scale);
-    draw_text_up(image, whole, 8, a.top + (a.height + w) / 2, label, kBlack, scale);
+    // Turned 90° counter-clockwise, reading bottom to top, the letters' tops at x = 8.
+    const std::string label = valid_utf8(panel.y_label);
+    cairo_save(cr);
+    cairo_translate(cr, 8.0 + font.ascent, a.top + 0.5 * (a.height + text_width(cr, label)));
+    cairo_rotate(cr, -0.5 * std::numbers::pi);
+    show_text(cr, 0.0, 0.0, label);
+    cairo_restore(cr);
   }
   if (!panel.title.empty()) {
-    const std::u32string title = decode_utf8(panel.title);
-    draw_text(image, whole, a.left + (a.width - text_width(title, scale)) / 2, pg.top + 8, title,
-              kBlack, scale, true);
+    use_font(cr, figure.font_size, true);
+    const std::string title = valid_utf8(panel.title);
+    show_text(cr, a.left + 0.5 * (a.width - text_width(cr, title)), pl.top + 8 + font.ascent,
+              title);
+  }
+}
+
+void draw_figure(cairo_t* cr, const Figure& figure, const Plan& plan) {
+  set_text_options(cr);
+  if (!figure.title.empty()) {
+    use_font(cr, kTitleScale * figure.font_size, true);
+    const std::string title = valid_utf8(figure.title);
+    set_color(cr, kBlack);
+    show_text(cr, 0.5 * (plan.figure.width - text_width(cr, title)), 8 + plan.title.ascent, title);
+  }
+  for (std::size_t p = 0; p < figure.panels.size(); ++p) {
+    draw_panel(cr, figure, figure.panels[p], plan.figure.panels[p], plan.reference_labels[p],
+               plan.text);
   }
 }
 
@@ -638,35 +716,6 @@ Rgb palette_color(std::size_t index) {
   return kPalette[index % kPalette.size()];
 }
 
-Image::Image(int width_px, int height_px, Rgb fill) : width(width_px), height(height_px) {
-  if (width_px < 0 || height_px < 0) {
-    throw std::invalid_argument("Image: negative size " + std::to_string(width_px) + "x" +
-                                std::to_string(height_px));
-  }
-  pixels.resize(static_cast<std::size_t>(width_px) * static_cast<std::size_t>(height_px) * 3);
-  for (std::size_t i = 0; i < pixels.size(); i += 3) {
-    pixels[i] = fill.r;
-    pixels[i + 1] = fill.g;
-    pixels[i + 2] = fill.b;
-  }
-}
-
-Rgb Image::at(int x, int y) const {
-  const std::size_t k = (static_cast<std::size_t>(y) * static_cast<std::size_t>(width) +
-                         static_cast<std::size_t>(x)) *
-                        3;
-  return {pixels[k], pixels[k + 1], pixels[k + 2]};
-}
-
-void Image::set(int x, int y, Rgb color) {
-  const std::size_t k = (static_cast<std::size_t>(y) * static_cast<std::size_t>(width) +
-                         static_cast<std::size_t>(x)) *
-                        3;
-  pixels[k] = color.r;
-  pixels[k + 1] = color.g;
-  pixels[k + 2] = color.b;
-}
-
 double PlotArea::column(double x_value) const {
   return left + (x_value - x.min) / (x.max - x.min) * width;
 }
@@ -675,41 +724,15 @@ double PlotArea::row(double y_value) const {
   return top + (y.max - y_value) / (y.max - y.min) * height;
 }
 
-std::vector<PlotArea> layout(const Figure& figure) {
-  const Geometry g = compute_geometry(figure);
-  std::vector<PlotArea> areas;
-  for (const PanelGeometry& pg : g.panels) areas.push_back(pg.area);
-  return areas;
+FigureLayout layout(const Figure& figure) { return make_plan(figure).figure; }
+
+void write_figure(const Figure& figure, const std::string& path) {
+  const Plan plan = make_plan(figure);
+  write_drawing(
+      plan.figure.width, plan.figure.height, [&](cairo_t* cr) { draw_figure(cr, figure, plan); },
+      path, "write_figure");
 }
 
-Image render(const Figure& figure) {
-  const Geometry g = compute_geometry(figure);
-  Image image(g.width, g.height, kWhite);
-  if (!figure.title.empty()) {
-    const std::u32string title = decode_utf8(figure.title);
-    draw_text(image, {0, 0, image.width, image.height}, (g.width - text_width(title, 2)) / 2, 10,
-              title, kBlack, 2, true);
-  }
-  for (std::size_t p = 0; p < figure.panels.size(); ++p) {
-    draw_panel(image, figure, figure.panels[p], g.panels[p], g.scale);
-  }
-  return image;
-}
-
-void write_png(const Figure& figure, const std::string& path) {
-  std::vector<std::uint8_t> bytes;
-  encode_png(render(figure), bytes);
-  std::ofstream file(path, std::ios::binary | std::ios::trunc);
-  if (!file) {
-    throw std::runtime_error("write_png: cannot create '" + path + "': " + std::strerror(errno));
-  }
-  file.write(reinterpret_cast<const char*>(bytes.data()),
-             static_cast<std::streamsize>(bytes.size()));
-  file.close();
-  if (!file) {
-    throw std::runtime_error("write_png: cannot write " + std::to_string(bytes.size()) +
-                             " bytes to '" + path + "': " + std::strerror(errno));
-  }
-}
+void write_png(const Figure& figure, const std::string& path) { write_figure(figure, path); }
 
 }  // namespace tether::remote::report

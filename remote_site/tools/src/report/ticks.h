@@ -3,7 +3,6 @@
 // Axis ticks at "nice" values: multiples of 1, 2 or 5 times a power of ten.
 
 #include <string>
-#include <vector>
 
 #include "tether/remote/report/plot.h"
 
@@ -13,12 +12,7 @@ namespace tether::remote::report {
 // `max_intervals` intervals (at least 1).
 double nice_step(double span, int max_intervals);
 
-struct Ticks {
-  double step = 1.0;
-  std::vector<double> values;       // multiples of step within the range, ascending
-  std::vector<std::string> labels;  // one per value
-};
-
+// Ticks (plot.h) at every multiple of nice_step(range span, max_intervals) within `range`.
 Ticks make_ticks(const Range& range, int max_intervals);
 
 // Fixed-point with as many decimals as the step needs (step 0.2 → "0.4", step 0.05 →

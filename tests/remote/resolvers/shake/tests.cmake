@@ -7,6 +7,7 @@ tether_add_test(shake_annealing_test SOURCES remote/resolvers/shake/annealing_te
                 LIBS tether::sim tether::tools)
 tether_add_test(shake_picture_test SOURCES remote/resolvers/shake/picture_test.cc
                 LIBS tether::sim tether::tools)
+target_link_libraries(shake_picture_test PRIVATE PNG::PNG)
 # The seed's test problems; each writes a PNG of the arm over time into its working directory.
 tether_add_test(shake_scenario_test SOURCES remote/resolvers/shake/scenario_test.cc
                 LIBS tether::sim tether::tools)

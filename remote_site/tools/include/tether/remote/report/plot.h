@@ -1,13 +1,13 @@
 #pragma once
 
 // Time-series figures in the style of the seed's plots (door angle and force against time,
-// one quantity per panel, panels stacked vertically), written as PNG without any library:
-// the PNG container, zlib wrapper and DEFLATE coder are tether's own (src/report/png.cc).
+// one quantity per panel, panels stacked vertically), drawn with Cairo in a real font and
+// written as PNG (through libpng) or SVG.
 //
 // Reporting only: nothing here is called from the control cycle; it allocates and throws.
 //
-// Image coordinates: x (columns) to the right, y (rows) down, origin at the top-left corner.
-// Pixel (i, j) covers [i, i+1) × [j, j+1), so its centre is (i + 0.5, j + 0.5).
+// Image coordinates: x (columns) to the right, y (rows) down, origin at the top-left corner,
+// 1 unit = 1 pixel (1 px in an SVG). Pixel (i, j) covers [i, i+1) × [j, j+1).
 
 #include <cstddef>
 #include <cstdint>
@@ -27,19 +27,6 @@ inline constexpr Rgb kBlack{0, 0, 0};
 
 // A palette of well-separated line colours; wraps around after its 8 entries.
 Rgb palette_color(std::size_t index);
-
-// An 8-bit RGB raster, rows top to bottom, 3 bytes (r, g, b) per pixel.
-struct Image {
-  int width = 0;
-  int height = 0;
-  std::vector<std::uint8_t> pixels;  // width * height * 3 bytes
-
-  Image() = default;
-  explicit Image(int width, int height, Rgb fill = kWhite);
-
-  Rgb at(int x, int y) const;  // unchecked beyond the vector's own bounds
-  void set(int x, int y, Rgb color);
-};
 
 // A closed data range, min < max.
 struct Range {
@@ -75,20 +62,19 @@ struct Panel {
 
 // Panels share the width and are stacked top to bottom under an optional figure title, so
 // the image is width × (title band + panels × height_per_panel) pixels; the title band is 0
-// without a title. Text is drawn in tether's 5×7 bitmap font (ASCII plus ° ± ² · Δ θ μ τ ψ ω,
-// UTF-8 encoded; other characters show as '?'), magnified by text_scale; the figure title is
-// always drawn twice the font size, in bold.
+// without a title. Text is UTF-8 (invalid bytes show as '?') in Cairo's "sans-serif" face;
+// the figure title is 1.3 × font_size and bold, panel titles bold.
 struct Figure {
   std::string title;
   std::vector<Panel> panels;
   int width = 1000;            // [px], at least 240
   int height_per_panel = 350;  // [px], at least 140
-  int text_scale = 2;          // 1 or 2: image pixels per font pixel, each way
-  bool antialias = true;       // series lines: coverage-blended edges, else hard 0/1 pixels
+  double font_size = 14.0;     // [px] em size of axis, legend and panel text, 6 to 48
+  bool antialias = true;       // series lines: smooth edges, else hard 0/1 pixels
   bool grid = true;            // light lines at the ticks
 };
 
-// Where a panel's data landed: the plot area is columns [left, left + width) and rows
+// Where a panel's data land: the plot area is columns [left, left + width) and rows
 // [top, top + height); x.min maps to the area's left edge, x.max to its right edge, y.max to
 // its top edge and y.min to its bottom edge. The frame is drawn just outside the area.
 struct PlotArea {
@@ -99,21 +85,57 @@ struct PlotArea {
   double row(double y_value) const;     // continuous image y coordinate of a data y
 };
 
-// The image size and each panel's plot area exactly as render() draws them. Throws
-// std::invalid_argument (naming the panel or series) for a figure without panels, a size or
-// text scale out of range, a series with x and y of different lengths, or a fixed range
-// that is not finite with min < max.
-std::vector<PlotArea> layout(const Figure& figure);
+// Axis ticks at "nice" values: multiples of a step of the form {1, 2, 5} × 10^k.
+struct Ticks {
+  double step = 1.0;
+  std::vector<double> values;       // multiples of step within the range, ascending
+  std::vector<std::string> labels;  // one per value, as printed beside the axis
+};
 
-Image render(const Figure& figure);
+// A run of consecutive finite samples of one series, drawn as one connected line (a run of
+// one sample as a dot).
+struct SampleRun {
+  std::size_t series = 0;          // index into Panel::series
+  std::size_t begin = 0, end = 0;  // samples [begin, end)
+  friend bool operator==(const SampleRun&, const SampleRun&) = default;
+};
 
-// Encodes an RGB image as a PNG (colour type 2, 8 bits, filter 0, not interlaced) into `out`
-// (replacing its contents). Throws std::invalid_argument if the pixel buffer does not match
-// the size or the image is empty.
-void encode_png(const Image& image, std::vector<std::uint8_t>& out);
+// An axis-aligned box in image pixels: columns [left, left + width), rows [top, top + height).
+struct Box {
+  int left = 0, top = 0, width = 0, height = 0;  // [px]
+};
 
-// render() + encode_png() + write the file. Throws std::runtime_error naming `path` if the
-// file cannot be created or written, std::invalid_argument as layout() does.
+// Everything a panel shows, in the order it is drawn: grid and tick marks at the ticks, the
+// reference lines shown, the series runs, the legend.
+struct PanelLayout {
+  int top = 0;  // [px] first row of the panel's band
+  PlotArea area;
+  Ticks x_ticks, y_ticks;
+  std::vector<SampleRun> runs;          // per series in order, runs in sample order
+  std::vector<std::size_t> references;  // indices of the reference lines inside the y range
+  std::vector<std::size_t> legend;      // indices of the labelled series, in order
+  std::optional<Box> legend_box;        // inside the area, over the least data; none if no labels
+};
+
+// The figure as write_figure() draws it; the figure model the tests check.
+struct FigureLayout {
+  int width = 0, height = 0;  // [px] of the whole image
+  int title_band = 0;         // [px] rows above the first panel
+  std::vector<PanelLayout> panels;
+};
+
+// Lays the figure out (text measured in the font it is drawn in). Throws
+// std::invalid_argument (naming the figure, panel or series) for a figure without panels, a
+// size or font size out of range, a series with x and y of different lengths, a fixed range
+// that is not finite with min < max, or a panel too small for its text.
+FigureLayout layout(const Figure& figure);
+
+// Draws the figure and writes it to `path`: SVG if the path ends in ".svg" (any letter case),
+// else an 8-bit RGB PNG. Throws std::runtime_error naming `path` if the file cannot be
+// created or written, std::invalid_argument as layout() does.
+void write_figure(const Figure& figure, const std::string& path);
+
+// The older name of write_figure(), kept for its callers; a ".svg" path gives SVG here too.
 void write_png(const Figure& figure, const std::string& path);
 
 }  // namespace tether::remote::report
