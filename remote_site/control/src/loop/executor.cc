@@ -38,6 +38,10 @@ Executor::Executor(const ArmModel& arm, HandControllerQueue& queue)
   status_snapshot_.store(ExecutorStatus{});
 }
 
+// The running submission belongs to the loop, which takes it from the mailbox and retires
+// it to the mailbox when a newer one replaces it; the last one is freed here.
+Executor::~Executor() { delete current_; }
+
 std::uint64_t Executor::submit(const TaskParameters& task, bool restart) {
   require_valid_task(task, model_);
   const ExecutorState state = published_state_.load(std::memory_order_acquire);

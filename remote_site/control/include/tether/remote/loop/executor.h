@@ -112,6 +112,8 @@ class Executor {
   // `queue` carries hand-controller samples to the teleoperation behaviour; it must outlive
   // the executor.
   Executor(const ArmModel& arm, HandControllerQueue& queue);
+  // Frees the task the loop was running: the loop must have stopped (ControlLoop::stop).
+  ~Executor();
   Executor(const Executor&) = delete;
   Executor& operator=(const Executor&) = delete;
 
