@@ -18,7 +18,6 @@ constexpr double kGravity = 9.81;  // [m/s²], along −z of BASE
 
 Executor::Executor(const ArmModel& arm, HandControllerQueue& queue)
     : model_(arm),
-      queue_(&queue),
       teleoperation_(queue),
       resolvers_(model_),
       commanded_state_(),

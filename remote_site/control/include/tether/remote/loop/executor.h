@@ -173,7 +173,6 @@ class Executor {
   std::uint64_t reset_watermark_ = 0;
 
   // Behaviours.
-  HandControllerQueue* queue_;
   TrajectoryGenerator trajectory_;
   SpringTrajectory spring_;
   Teleoperation teleoperation_;
