@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduces seed 004's door-opening experiment (FIGS. 4-10) on the MuJoCo-simulated arm and
+# Reproduces the extended-task-space patent's door-opening experiment (FIGS. 4-10) on the MuJoCo-simulated arm and
 # writes the seed-style plots — door angle vs time, force and torque magnitude vs time — for
 # force control, the spring trajectory and shared control, as PNG (plus CSV) in
 # build/plots/. Assumes deploy/install-deps.sh has run; builds tether-remote (Release).

@@ -1,4 +1,4 @@
-# Seed 003: spheres of influence (common/obstacles.h).
+# The spheres-of-influence patent: spheres of influence (common/obstacles.h).
 tether_add_test(obstacles_test
                 SOURCES common/obstacles/obstacles_test.cc
                         $<TARGET_OBJECTS:tether_allocation_counter>

@@ -51,7 +51,7 @@ bool contains(const std::string& text, const std::string& part) {
 // The seed's force-controlled door opening (004, FIGS. 7-8), as an operator writes it.
 constexpr const char* kDoorForceText = R"task(# proto-file: tether/v1/task.proto
 # proto-message: tether.v1.TaskParameters
-# Seed 004, FIGS. 7-8: force-controlled door opening. K = 0 on every axis and a torque set
+# The extended-task-space patent, FIGS. 7-8: force-controlled door opening. K = 0 on every axis and a torque set
 # point of 18 N·m about the hinge (MOTION x) open the door.
 name: "door_force"
 period_s: 0.02  # the seed's 20 ms joint command period

@@ -1,4 +1,4 @@
-# Behaviour units of the remote-site executor (seed 004). Sources are relative to tests/
+# Behaviour units of the remote-site executor (the extended-task-space patent). Sources are relative to tests/
 # (this file is include()d from tests/CMakeLists.txt).
 foreach(behaviour joint_limit_avoidance singularity_avoidance singularity_robustness dither
                   proximity manipulability)

@@ -1,5 +1,5 @@
 // The resolvers on the comparison's scenarios, through the executor on the simulated arm:
-// seed 003's obstacle pass kept out of the spheres of influence by the constraints of the
+// the spheres-of-influence patent's obstacle pass kept out of the spheres of influence by the constraints of the
 // resolvers that carry them, and the table the comparison command prints.
 #include "tether/remote/comparison/resolver_comparison.h"
 

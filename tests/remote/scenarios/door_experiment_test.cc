@@ -1,4 +1,4 @@
-// Seed 004's door-opening experiment (FIGS. 4-10) on the MuJoCo door scene, with the task
+// The extended-task-space patent's door-opening experiment (FIGS. 4-10) on the MuJoCo door scene, with the task
 // files shipped in remote_site/tasks: force control, spring trajectory and shared control.
 
 #include <gtest/gtest.h>

@@ -24,7 +24,7 @@ set_tests_properties(TetherRemote.RunsDoorForceTask TetherRemote.RunsDoorSpringT
   TetherRemote.RejectsAnInvalidTaskNamingTheField
   PROPERTIES ENVIRONMENT "TETHER_DATA_DIR=${PROJECT_SOURCE_DIR}/common")
 
-# A task that selects a non-default resolver (seed 000) runs through tether-remote.
+# A task that selects a non-default resolver (the constrained-optimisation patent) runs through tether-remote.
 add_test(NAME TetherRemote.RunsAReachWithTheConstrainedOptimisationResolver
          COMMAND tether-remote --batch --scene free --duration 4s
                  --task ${PROJECT_SOURCE_DIR}/remote_site/tasks/reach_constrained_optimisation.textproto)

@@ -1,6 +1,6 @@
 #pragma once
 
-// Arm angle ψ of a 7-DOF arm (seed 004): the angle from a reference plane to the arm
+// Arm angle ψ of a 7-DOF arm (the extended-task-space patent): the angle from a reference plane to the arm
 // plane through shoulder S, elbow E and wrist W, measured about the S→W axis.
 //
 // With w = W − S, e = E − S, u = w/|w|:

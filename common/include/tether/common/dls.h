@@ -1,6 +1,6 @@
 #pragma once
 
-// Weighted damped least squares (seed 004, eq. 13):
+// Weighted damped least squares (the extended-task-space patent, eq. 13):
 //   q̇ = (Jᵀ W_t J + W_v)⁻¹ Jᵀ W_t ẋ
 // W_t: diagonal task weights (relative priority of each motion-space row, ≥ 0).
 // W_v: diagonal joint-velocity weights (singularity robustness, ≥ 0); W_t = I, W_v = 0

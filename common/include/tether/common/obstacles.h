@@ -1,6 +1,6 @@
 #pragma once
 
-// Obstacle avoidance with spheres of influence (seed 003).
+// Obstacle avoidance with spheres of influence (the spheres-of-influence patent).
 //
 // The arm is a chain of capsules: link i (0-based) is the segment from joint frame i's
 // origin to joint frame i+1's (the last one ends at the tool origin), with a radius. An
@@ -96,7 +96,7 @@ inline constexpr double kArmAngleYield = 1e-3;
 // Weighted damped least squares (eq. 13) subject to the constraints above. When eq. 13's
 // own solution violates none it is returned unchanged; otherwise the arm-angle row's weight
 // is multiplied by kArmAngleYield, so the constraints take the redundancy (the self-motion)
-// first and the hand keeps its path as long as the redundancy suffices (seed 003).
+// first and the hand keeps its path as long as the redundancy suffices (the spheres-of-influence patent).
 ObstacleResolution resolve_with_obstacles(const CompositeJacobian& jacobian,
                                           const MotionVector& task_weights,
                                           const JointVector& velocity_weights,

@@ -1,4 +1,4 @@
-// Seed 002's configuration control on the iiwa7 at the kinematic level: the hand holds its
+// The configuration-control patent's configuration control on the iiwa7 at the kinematic level: the hand holds its
 // pose (ẋ_c head = 0) while a user kinematic function reconfigures the arm, q += q̇·dt at
 // 1 ms. Each scenario asserts the physical outcome and writes a picture of the arm over time
 // into the working directory (configuration_control_<name>.png): the base–shoulder–elbow–

@@ -1,4 +1,4 @@
-# Configuration control with user kinematic functions (seed 002),
+# Configuration control with user kinematic functions (the configuration-control patent),
 # remote_site/control/src/resolvers/configuration_control. Included from tests/CMakeLists.txt, so
 # paths are relative to tests/.
 tether_add_test(configuration_control_functions_test

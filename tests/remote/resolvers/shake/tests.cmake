@@ -1,4 +1,4 @@
-# The SHAKE + simulated-annealing redundancy resolver (seed 001), remote_site/control/src/resolvers/shake.
+# The SHAKE + simulated-annealing redundancy resolver (the SHAKE patent), remote_site/control/src/resolvers/shake.
 # Included from tests/CMakeLists.txt, so paths are relative to tests/.
 tether_add_test(shake_test SOURCES remote/resolvers/shake/shake_test.cc LIBS tether::sim tether::tools)
 tether_add_test(shake_objective_test SOURCES remote/resolvers/shake/objective_test.cc

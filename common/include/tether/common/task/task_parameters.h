@@ -1,6 +1,6 @@
 #pragma once
 
-// A task parameter set (seed 004, "fixed software, data-driven"): everything the
+// A task parameter set (the extended-task-space patent, "fixed software, data-driven"): everything the
 // remote-site executor does comes from one of these. It is a plain domain type: the wire
 // and file form is tether.v1.TaskParameters (proto/tether/v1/task.proto), converted in
 // proto/ only, and every set is validated (task/validation.h) before it is applied.
@@ -24,7 +24,7 @@ namespace tether {
 
 inline constexpr double kUnbounded = std::numeric_limits<double>::infinity();
 
-// Which discrete impedance update runs (seed 004).
+// Which discrete impedance update runs (the extended-task-space patent).
 enum class Formulation {
   kAcceleration,  // eq. 7-9: ẍ_c from M⁻¹(ΣF − B(ẋ_c − ẋ_r) − K(x_c − x_r))
   kVelocity,      // eq. 27-31: ẋ_c = ẋ_r + B⁻¹(ΣF − K(x_c − x_r)) with inertia as ẋ_M
@@ -47,13 +47,13 @@ struct ImpedanceParameters {
 // velocities each cycle (remote_site/resolvers/<name>/). Every resolver honours
 // obstacle_avoidance when its constrain_resolver is set.
 enum class ResolverKind {
-  kDls,                      // eq. 13 on the composite Jacobian (seed 004); the default
-  kConfigurationControl,     // augmented Jacobian of user kinematic functions (seed 002)
-  kConstrainedOptimisation,  // per-cycle optimisation with achieved fraction p (seed 000)
-  kShake,                    // SHAKE + annealing on the S-R-S point chain (seed 001)
+  kDls,                      // eq. 13 on the composite Jacobian (the extended-task-space patent); the default
+  kConfigurationControl,     // augmented Jacobian of user kinematic functions (the configuration-control patent)
+  kConstrainedOptimisation,  // per-cycle optimisation with achieved fraction p (the constrained-optimisation patent)
+  kShake,                    // SHAKE + annealing on the S-R-S point chain (the SHAKE patent)
 };
 
-// A kinematic function φ(q) of configuration control (seed 002). Its rows are stacked under
+// A kinematic function φ(q) of configuration control (the configuration-control patent). Its rows are stacked under
 // the 6 MOTION-pose rows of the hand; each row asks φ̇ = φ̇_d.
 enum class KinematicFunctionKind {
   kArmAngle,             // ψ, the elbow plane: 1 row, φ̇_d = ẋ_c[6] from the impedance law
@@ -99,7 +99,7 @@ struct ConfigurationControlParameters {
   std::vector<KinematicFunctionParameters> functions;
 };
 
-// Per-cycle constrained optimisation (seed 000). Units per sample of the control period.
+// Per-cycle constrained optimisation (the constrained-optimisation patent). Units per sample of the control period.
 struct ConstrainedOptimisationParameters {
   enum class Mode { kLexicographic, kWeighted };
   JointVector alpha = JointVector::Ones();  // energy (step size) weight, ≥ 0
@@ -118,7 +118,7 @@ struct ConstrainedOptimisationParameters {
   double warn_below_p = 0.5;             // the operator is warned while p < this, [0, 1]
 };
 
-// SHAKE + simulated annealing (seed 001) on the S-R-S arm's shoulder–elbow–wrist chain: the
+// SHAKE + simulated annealing (the SHAKE patent) on the S-R-S arm's shoulder–elbow–wrist chain: the
 // hand pose fixes shoulder and wrist, the elbow is searched on its circle and the joint
 // angles are recovered from the three points and the hand orientation.
 struct ShakeParameters {
@@ -299,7 +299,7 @@ struct BoundsParameters {
   double stop_time = 0.2;            // [s] joint velocities ramp to zero within this
 };
 
-// Obstacle avoidance with spheres of influence (seed 003). The links are capsules; each
+// Obstacle avoidance with spheres of influence (the spheres-of-influence patent). The links are capsules; each
 // link's critical point and distance to each obstacle are found every cycle
 // (common/obstacles.h).
 struct ObstacleSphereParameters {

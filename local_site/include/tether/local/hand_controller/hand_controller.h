@@ -1,7 +1,7 @@
 #pragma once
 
 // A hand-controller device driver, as the ground station's teleoperation loop sees it
-// (seed 004 appendix, eq. 32-33 and the last step of eq. 37-39).
+// (the extended-task-space patent appendix, eq. 32-33 and the last step of eq. 37-39).
 //
 // Frames:
 //   HB  the hand controller's fixed base frame (configured per device, see open.h)

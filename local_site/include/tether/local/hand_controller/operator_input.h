@@ -1,6 +1,6 @@
 #pragma once
 
-// The operator's teleoperation input at the ground station (seed 004 appendix): the local
+// The operator's teleoperation input at the ground station (the extended-task-space patent appendix): the local
 // half of eq. 32-36 and the last step of eq. 37-39.
 //
 // Motion. Each sample() reads the device and picks the increment of the mode's frame:

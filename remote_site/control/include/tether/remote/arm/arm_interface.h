@@ -2,7 +2,7 @@
 
 // The one interface between the executor and an arm: the embedded MuJoCo arm implements
 // it, and so would a hardware driver. The executor sends joint position commands to the
-// arm's own joint servo loops every control period, as in seed 004.
+// arm's own joint servo loops every control period, as in the extended-task-space patent.
 //
 // All calls are made from the control-loop thread, once per cycle, in the order
 // read → write → advance. None may allocate, lock a contended mutex or throw.

@@ -1,6 +1,6 @@
 #pragma once
 
-// What every behaviour sees and produces in one control cycle (seed 004). Behaviours are
+// What every behaviour sees and produces in one control cycle (the extended-task-space patent). Behaviours are
 // small classes with preallocated state:
 //   void reset(const Params&, const BehaviourContext&)   at task start (may not allocate)
 //   void update(const Params&, const BehaviourContext&, BehaviourOutput&) noexcept

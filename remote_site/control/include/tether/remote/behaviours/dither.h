@@ -1,6 +1,6 @@
 #pragma once
 
-// Dither (seed 004): a small triangular velocity wave that keeps the tool moving in tight
+// Dither (the extended-task-space patent): a small triangular velocity wave that keeps the tool moving in tight
 // tolerance tasks (insertion), so static friction never sets in.
 //
 //   twist_D(t) = amplitude ⊙ tri(t / period)     DITHER axes, about the DITHER origin

@@ -1,6 +1,6 @@
 #pragma once
 
-// Joint-limit avoidance (seed 004, eq. 18-19): a repelling joint velocity near each joint's
+// Joint-limit avoidance (the extended-task-space patent, eq. 18-19): a repelling joint velocity near each joint's
 // travel limits, mapped to the motion space through the composite Jacobian so it resists
 // commands (typically teleoperation) that would drive a joint into its limit.
 //

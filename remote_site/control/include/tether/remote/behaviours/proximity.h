@@ -1,6 +1,6 @@
 #pragma once
 
-// Proximity (seed 004, eq. 24-26): hold a range/tilt sensor at a reference distance from a
+// Proximity (the extended-task-space patent, eq. 24-26): hold a range/tilt sensor at a reference distance from a
 // surface and aligned with it.
 //
 // The reading (ArmState::proximity) is in the sensor frame L (tool_T_sensor): L's z axis

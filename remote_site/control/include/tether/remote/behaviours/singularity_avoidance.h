@@ -1,6 +1,6 @@
 #pragma once
 
-// Singularity avoidance (seed 004, eq. 20-21): a virtual spring that pushes the wrist back
+// Singularity avoidance (the extended-task-space patent, eq. 20-21): a virtual spring that pushes the wrist back
 // into the annulus r_min ≤ |P| ≤ r_max around the first joint, outside which the arm is
 // near its stretched (|P| large) or folded (|P| small) singular regions.
 //

@@ -1,6 +1,6 @@
 #pragma once
 
-// Singularity robustness (seed 004, eq. 22-23): damping of the joint-velocity solve that is
+// Singularity robustness (the extended-task-space patent, eq. 22-23): damping of the joint-velocity solve that is
 // switched on only inside the singular regions, so the resolver stays bounded there without
 // a tracking error anywhere else.
 //

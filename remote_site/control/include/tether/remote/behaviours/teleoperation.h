@@ -1,6 +1,6 @@
 #pragma once
 
-// Teleoperation input (seed 004, eq. 14 and appendix eq. 32-36): the operator's hand
+// Teleoperation input (the extended-task-space patent, eq. 14 and appendix eq. 32-36): the operator's hand
 // controller drives the MOTION frame through a virtual force F_t = B_t ẋ_h.
 //
 // The ground station sends hand-controller *increments* (displacement since the previous

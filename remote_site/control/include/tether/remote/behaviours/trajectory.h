@@ -1,6 +1,6 @@
 #pragma once
 
-// Trajectory generator (seed 004, eq. 3-5): x_r, ẋ_r, ẍ_r of the MOTION frame and the arm
+// Trajectory generator (the extended-task-space patent, eq. 3-5): x_r, ẋ_r, ẍ_r of the MOTION frame and the arm
 // angle from timed waypoints.
 //
 // Between consecutive waypoints the pose moves along the quintic blend
@@ -33,7 +33,7 @@ class TrajectoryGenerator {
 };
 
 // Spring trajectory: x_r = destination with ẋ_r = ẍ_r = 0, and the spring x_c − x_r limited
-// per component so the arm moves at a bounded, then decaying, rate (seed 004).
+// per component so the arm moves at a bounded, then decaying, rate (the extended-task-space patent).
 class SpringTrajectory {
  public:
   void reset(const SpringTrajectoryParameters& parameters, const BehaviourContext& context);

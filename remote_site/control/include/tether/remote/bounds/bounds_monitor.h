@@ -1,6 +1,6 @@
 #pragma once
 
-// Bounded behaviour execution (seed 004): the merged behaviour is checked every cycle
+// Bounded behaviour execution (the extended-task-space patent): the merged behaviour is checked every cycle
 // against the bounds given with the task; leaving them stops the arm (controlled_stop.h).
 // Besides the seed's deviation, force and proximity bounds the monitor also guards the
 // joint-limit margin, loop overruns, a stalled teleoperation stream, the arm's own status

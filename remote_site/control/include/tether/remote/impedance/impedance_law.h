@@ -1,6 +1,6 @@
 #pragma once
 
-// The 7-D motion-space impedance law of seed 004,
+// The 7-D motion-space impedance law of the extended-task-space patent,
 //   M (ẍ_c − ẍ_r) + B (ẋ_c − ẋ_r) + K (x_c − x_r) = ΣF                       (eq. 1)
 // discretised either at acceleration level (eq. 7-9) or at velocity level (eq. 27-31).
 // All vectors are in MOTION axes, rows (translation, rotation, arm angle); the diagonals

@@ -1,6 +1,6 @@
 #pragma once
 
-// The position-type input of the impedance law (seed 004, eq. 3-6): x_r, ẋ_r, ẍ_r, plus the
+// The position-type input of the impedance law (the extended-task-space patent, eq. 3-6): x_r, ẋ_r, ẍ_r, plus the
 // spring-length limits of the spring trajectory.
 
 #include "tether/common/task/task_parameters.h"

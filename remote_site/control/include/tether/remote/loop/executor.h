@@ -1,6 +1,6 @@
 #pragma once
 
-// The fixed-software executor of seed 004: one control cycle turns the latest arm state and
+// The fixed-software executor of the extended-task-space patent: one control cycle turns the latest arm state and
 // the current task parameter set into the next joint position command.
 //
 //   measured q, wrench ─┐
@@ -72,7 +72,7 @@ struct CycleTelemetry {
   Vector6 wrench = Vector6::Zero();
   Vector6 wrench_error = Vector6::Zero();
   double joint_weight = 0.0;  // W_v added by singularity robustness
-  // The resolver that ran, its status and the fraction of ẋ_c it achieved (seed 000's p).
+  // The resolver that ran, its status and the fraction of ẋ_c it achieved (the constrained-optimisation patent's p).
   ResolverKind resolver = ResolverKind::kDls;
   ResolverStatus resolver_status = ResolverStatus::kOk;
   double achieved_fraction = 1.0;
@@ -121,7 +121,7 @@ class Executor {
   // Validates against the arm and hands the task to the loop; returns its id. Throws
   // TaskValidationError listing every problem (nothing applied), or std::logic_error while
   // the executor is stopped and not reset. `restart` = false replaces the parameters of the
-  // running task without restarting its clock and behaviours (seed 004: reprogrammable
+  // running task without restarting its clock and behaviours (the extended-task-space patent: reprogrammable
   // each sample); true (or when idle) starts it from the current pose.
   std::uint64_t submit(const TaskParameters& task, bool restart = true);
   // Controlled stop of whatever runs (latched like a breach), reported with `cause`.
@@ -190,7 +190,7 @@ class Executor {
   Resolver* resolver_ = nullptr;
   ResolverInput resolver_input_;
   ResolverResult resolver_result_;
-  // Obstacles in BASE and this cycle's critical points (seed 003).
+  // Obstacles in BASE and this cycle's critical points (the spheres-of-influence patent).
   std::array<SphereObstacle, kMaxObstacles> obstacles_base_{};
   std::size_t obstacle_count_ = 0;
   std::array<CriticalPoint, kMaxCriticalPoints> critical_{};

@@ -55,7 +55,7 @@ struct ResolverInput {
   JointVector joint_weights = JointVector::Zero();
   double time = 0.0;  // task time [s]
   double dt = 0.001;  // control period [s]
-  // Critical points of the spheres of influence (seed 003), BASE frame, when
+  // Critical points of the spheres of influence (the spheres-of-influence patent), BASE frame, when
   // obstacle_avoidance.enabled and constrain_resolver; empty otherwise. The obstacles
   // themselves (BASE frame) for resolvers that search configurations.
   std::span<const CriticalPoint> critical_points;
@@ -67,7 +67,7 @@ struct ResolverInput {
 struct ResolverResult {
   JointVector qd = JointVector::Zero();  // joint velocity to command [rad/s]
   ResolverStatus status = ResolverStatus::kOk;
-  // Fraction of the commanded motion the resolver achieved (seed 000's p; the others
+  // Fraction of the commanded motion the resolver achieved (the constrained-optimisation patent's p; the others
   // report |J q̇ − ẋ_c| through it as 1 when exact). Shown to the operator.
   double achieved_fraction = 1.0;
   int active_constraints = 0;  // obstacle or limit constraints enforced this cycle

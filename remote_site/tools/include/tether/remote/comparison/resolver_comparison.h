@@ -6,11 +6,11 @@
 // resolver.kind and that resolver's parameters differ between the rows.
 //
 // Scenarios:
-//   door opening     seed 004's door_force task (18 N·m about the hinge, 5 s), door scene
+//   door opening     the extended-task-space patent's door_force task (18 N·m about the hinge, 5 s), door scene
 //   obstacle pass    the tool slides 0.55 m sideways in 4 s past two spheres placed 9 cm
-//                    beside the forearm's unconstrained path (seed 003)
+//                    beside the forearm's unconstrained path (the spheres-of-influence patent)
 //   reach through a hole   the tool reaches 0.25 m along its approach axis through a ring
-//                    of eight spheres 0.15 m ahead and comes back (seed 001, problem 1, in 3-D)
+//                    of eight spheres 0.15 m ahead and comes back (the SHAKE patent, problem 1, in 3-D)
 //   closed path ×20  an octagon of radius 6 cm in the tool's x-y plane, 4 s per lap, 20 laps
 //
 // Figures per run (all from the executor's own telemetry and the simulated arm):

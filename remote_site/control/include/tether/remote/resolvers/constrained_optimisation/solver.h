@@ -1,6 +1,6 @@
 #pragma once
 
-// Per-cycle constrained-optimisation redundancy resolver (seed 000). Each sample i turns a
+// Per-cycle constrained-optimisation redundancy resolver (the constrained-optimisation patent). Each sample i turns a
 // commanded end-effector shift Δx_c into the next joint position q_{i+1}:
 //
 //   1. Clamp: translation (rows 0-2, [m]) and rotation (rows 3-5, [rad]) are limited
@@ -44,7 +44,7 @@
 // singularity (dΔq/dp ∝ 1/σ_min), so any fixed w_p loses to the quadratic somewhere.
 // Mode::kWeighted is the seed's literal single objective with −w_p·p, kept for comparison.
 //
-// Method: active-set gradient projection (seed 000, claim 1 d1-d7), run in up to three
+// Method: active-set gradient projection (the constrained-optimisation patent, claim 1 d1-d7), run in up to three
 // phases (four with phase 0 above) on the same machinery: (1) from Δq = clamp(0, lo, hi), p = 0,
 // minimise ‖J Δq − p Δx_d‖² inside the box (finds a point satisfying the task rows; kInfeasible and
 // that best-effort point if none exists), then (2) max p, then (3) the quadratic. Each iteration:

@@ -1,6 +1,6 @@
 #pragma once
 
-// The per-step redundancy resolution of seed 001. Each step(target):
+// The per-step redundancy resolution of the SHAKE patent. Each step(target):
 //   1. the end effector p_N is put on the next path point and fixed;
 //   2. SHAKE restores the constraints (the old bond vectors are the previous configuration);
 //   3. `trials` times: move every intermediate joint p_1 … p_{N−1} (or one chosen at random)

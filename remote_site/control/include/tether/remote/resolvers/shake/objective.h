@@ -1,6 +1,6 @@
 #pragma once
 
-// The objective the annealing resolver minimises (seed 001). Every term is a plain function
+// The objective the annealing resolver minimises (the SHAKE patent). Every term is a plain function
 // of point positions — current, earlier ones from the history — so no derivative is needed.
 // All terms are ≥ 0; E = the sum of the enabled (weight > 0) terms below. dt is the resolver
 // time step [s]; the history holds accepted configurations, ago(1) = the previous step.

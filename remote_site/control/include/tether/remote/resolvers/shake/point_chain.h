@@ -1,6 +1,6 @@
 #pragma once
 
-// Seed 001: an over-complete Cartesian model of an N-link serial chain. Instead of joint
+// The SHAKE patent: an over-complete Cartesian model of an N-link serial chain. Instead of joint
 // angles the chain is described by the positions of all its joints, p_0 (the fixed base) …
 // p_N (the end effector), plus one constraint per link. The redundancy resolver
 // (annealing.h) moves these points freely and restores the constraints with SHAKE

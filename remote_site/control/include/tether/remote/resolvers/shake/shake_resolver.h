@@ -1,6 +1,6 @@
 #pragma once
 
-// Seed 001 as a redundancy resolver of the 7-DOF S-R-S arm (task.resolver.kind = kShake,
+// The SHAKE patent as a redundancy resolver of the 7-DOF S-R-S arm (task.resolver.kind = kShake,
 // parameters task.resolver.shake). Each cycle:
 //   1. the MOTION frame is advanced by the commanded ẋ_c for one period (translation in
 //      MOTION axes, rotation by exp on the right), the tool pose follows through

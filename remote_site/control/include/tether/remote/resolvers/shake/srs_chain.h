@@ -1,6 +1,6 @@
 #pragma once
 
-// The 7-DOF S-R-S arm as seed 001's over-complete point chain, and the way back to joint
+// The 7-DOF S-R-S arm as the SHAKE patent's over-complete point chain, and the way back to joint
 // angles.
 //
 // Points (BASE frame [m]): p_0 = shoulder S (fixed), p_1 = elbow E, p_2 = wrist W and, when
