@@ -1,6 +1,23 @@
 # Target-scoped defaults shared by every tether target: C++20, warnings, and
 # warnings-as-errors in CI so our own code stays warning-free.
 option(TETHER_WERROR "Treat warnings in tether's own code as errors" OFF)
+# Sanitizer builds (presets asan, tsan; deploy/run-sanitizers.sh): a -fsanitize= list, e.g.
+# "address,undefined" or "thread". Applied to every target, tests included, so the
+# instrumented code sees every access; Debian's libraries stay uninstrumented.
+set(TETHER_SANITIZE "" CACHE STRING "Sanitizers for every tether target (-fsanitize= list)")
+if(TETHER_SANITIZE)
+  add_compile_options(-fsanitize=${TETHER_SANITIZE} -fno-omit-frame-pointer -g)
+  add_link_options(-fsanitize=${TETHER_SANITIZE})
+  if(TETHER_SANITIZE MATCHES "thread")
+    # Asio's headers use std::atomic_thread_fence, which GCC warns TSan cannot model; tether's
+    # own code uses none (SeqLock orders through its atomics).
+    add_compile_options(-Wno-tsan)
+  endif()
+  if(TETHER_SANITIZE MATCHES "undefined")
+    # A UB finding is a failure, not a log line.
+    add_compile_options(-fno-sanitize-recover=undefined)
+  endif()
+endif()
 
 function(tether_target_defaults target)
   target_compile_features(${target} PUBLIC cxx_std_20)

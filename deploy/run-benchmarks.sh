@@ -4,15 +4,18 @@
 # (median and p99.9 against the brief's targets), then the ground/remote link's round trip
 # on loopback (deploy/link-latency.sh: 30 s of increments at 1 kHz, p99 against 2 ms).
 # Exit code 1 if any target is missed.
+# TETHER_BENCH_PRESET picks the build (default release; CI reuses its ci tree, which has
+# the same optimisation and has just been built).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+preset=${TETHER_BENCH_PRESET:-release}
 bash deploy/install-deps.sh
-cmake --preset release >/dev/null
-cmake --build --preset release --target kinematics_benchmark control_cycle_benchmark \
+cmake --preset "$preset" >/dev/null
+cmake --build --preset "$preset" --target kinematics_benchmark control_cycle_benchmark \
   tether-remote tether tether-ground
 status=0
-build/release/tests/benchmarks/kinematics_benchmark --benchmark_color=false "$@" || status=1
-build/release/tests/benchmarks/control_cycle_benchmark --benchmark_color=false || status=1
-bash deploy/link-latency.sh build/release 30 || status=1
+build/$preset/tests/benchmarks/kinematics_benchmark --benchmark_color=false "$@" || status=1
+build/$preset/tests/benchmarks/control_cycle_benchmark --benchmark_color=false || status=1
+bash deploy/link-latency.sh "build/$preset" 30 || status=1
 exit $status
