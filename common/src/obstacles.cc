@@ -79,8 +79,8 @@ double approach_bound(const CriticalPoint& c, double recovery) noexcept {
 
 ObstacleResolution constrain_with_obstacles(const Matrix7& normal, const JointVector& rhs,
                                             const KinematicState& state,
-                                            std::span<const CriticalPoint> points,
-                                            double recovery, JointVector& qdot) noexcept {
+                                            std::span<const CriticalPoint> points, double recovery,
+                                            JointVector& qdot) noexcept {
   ObstacleResolution result;
   qdot.setZero();
   if (!normal.allFinite() || !rhs.allFinite() || !std::isfinite(recovery)) {

@@ -56,12 +56,16 @@ v1::TeleopMode from_teleop_mode(TeleopMode mode) {
 ResolverKind to_resolver_kind(v1::ResolverKind k, const std::string& path) {
   switch (k) {
     case v1::RESOLVER_KIND_UNSPECIFIED:
-    case v1::RESOLVER_KIND_DLS: return ResolverKind::kDls;
-    case v1::RESOLVER_KIND_CONFIGURATION_CONTROL: return ResolverKind::kConfigurationControl;
+    case v1::RESOLVER_KIND_DLS:
+      return ResolverKind::kDls;
+    case v1::RESOLVER_KIND_CONFIGURATION_CONTROL:
+      return ResolverKind::kConfigurationControl;
     case v1::RESOLVER_KIND_CONSTRAINED_OPTIMISATION:
       return ResolverKind::kConstrainedOptimisation;
-    case v1::RESOLVER_KIND_SHAKE: return ResolverKind::kShake;
-    default: break;
+    case v1::RESOLVER_KIND_SHAKE:
+      return ResolverKind::kShake;
+    default:
+      break;
   }
   throw ConversionError(path, " = " + std::to_string(static_cast<int>(k)) +
                                   ": unknown value; use RESOLVER_KIND_DLS, _CONFIGURATION_CONTROL, "
@@ -70,11 +74,14 @@ ResolverKind to_resolver_kind(v1::ResolverKind k, const std::string& path) {
 
 v1::ResolverKind from_resolver_kind(ResolverKind k) {
   switch (k) {
-    case ResolverKind::kDls: return v1::RESOLVER_KIND_DLS;
-    case ResolverKind::kConfigurationControl: return v1::RESOLVER_KIND_CONFIGURATION_CONTROL;
+    case ResolverKind::kDls:
+      return v1::RESOLVER_KIND_DLS;
+    case ResolverKind::kConfigurationControl:
+      return v1::RESOLVER_KIND_CONFIGURATION_CONTROL;
     case ResolverKind::kConstrainedOptimisation:
       return v1::RESOLVER_KIND_CONSTRAINED_OPTIMISATION;
-    case ResolverKind::kShake: return v1::RESOLVER_KIND_SHAKE;
+    case ResolverKind::kShake:
+      return v1::RESOLVER_KIND_SHAKE;
   }
   return v1::RESOLVER_KIND_UNSPECIFIED;
 }
@@ -147,15 +154,24 @@ ImpedanceParameters to_impedance(const v1::ImpedanceParameters& m) {
 KinematicFunctionKind to_function_kind(v1::KinematicFunctionKind k, const std::string& path) {
   using K = KinematicFunctionKind;
   switch (k) {
-    case v1::KINEMATIC_FUNCTION_KIND_ARM_ANGLE: return K::kArmAngle;
-    case v1::KINEMATIC_FUNCTION_KIND_GRAVITY_TORQUE: return K::kGravityTorque;
-    case v1::KINEMATIC_FUNCTION_KIND_ARM_POINT: return K::kArmPoint;
-    case v1::KINEMATIC_FUNCTION_KIND_JOINT_VELOCITY: return K::kJointVelocity;
-    case v1::KINEMATIC_FUNCTION_KIND_JOINT_ANGLE: return K::kJointAngle;
-    case v1::KINEMATIC_FUNCTION_KIND_JOINT_LOCK: return K::kJointLock;
-    case v1::KINEMATIC_FUNCTION_KIND_JOINT_LIMIT_AVOIDANCE: return K::kJointLimitAvoidance;
-    case v1::KINEMATIC_FUNCTION_KIND_MANIPULABILITY: return K::kManipulability;
-    default: break;
+    case v1::KINEMATIC_FUNCTION_KIND_ARM_ANGLE:
+      return K::kArmAngle;
+    case v1::KINEMATIC_FUNCTION_KIND_GRAVITY_TORQUE:
+      return K::kGravityTorque;
+    case v1::KINEMATIC_FUNCTION_KIND_ARM_POINT:
+      return K::kArmPoint;
+    case v1::KINEMATIC_FUNCTION_KIND_JOINT_VELOCITY:
+      return K::kJointVelocity;
+    case v1::KINEMATIC_FUNCTION_KIND_JOINT_ANGLE:
+      return K::kJointAngle;
+    case v1::KINEMATIC_FUNCTION_KIND_JOINT_LOCK:
+      return K::kJointLock;
+    case v1::KINEMATIC_FUNCTION_KIND_JOINT_LIMIT_AVOIDANCE:
+      return K::kJointLimitAvoidance;
+    case v1::KINEMATIC_FUNCTION_KIND_MANIPULABILITY:
+      return K::kManipulability;
+    default:
+      break;
   }
   throw ConversionError(path, " = " + std::to_string(static_cast<int>(k)) +
                                   ": must name a function (KINEMATIC_FUNCTION_KIND_ARM_ANGLE, "
@@ -166,14 +182,22 @@ KinematicFunctionKind to_function_kind(v1::KinematicFunctionKind k, const std::s
 v1::KinematicFunctionKind from_function_kind(KinematicFunctionKind k) {
   using K = KinematicFunctionKind;
   switch (k) {
-    case K::kArmAngle: return v1::KINEMATIC_FUNCTION_KIND_ARM_ANGLE;
-    case K::kGravityTorque: return v1::KINEMATIC_FUNCTION_KIND_GRAVITY_TORQUE;
-    case K::kArmPoint: return v1::KINEMATIC_FUNCTION_KIND_ARM_POINT;
-    case K::kJointVelocity: return v1::KINEMATIC_FUNCTION_KIND_JOINT_VELOCITY;
-    case K::kJointAngle: return v1::KINEMATIC_FUNCTION_KIND_JOINT_ANGLE;
-    case K::kJointLock: return v1::KINEMATIC_FUNCTION_KIND_JOINT_LOCK;
-    case K::kJointLimitAvoidance: return v1::KINEMATIC_FUNCTION_KIND_JOINT_LIMIT_AVOIDANCE;
-    case K::kManipulability: return v1::KINEMATIC_FUNCTION_KIND_MANIPULABILITY;
+    case K::kArmAngle:
+      return v1::KINEMATIC_FUNCTION_KIND_ARM_ANGLE;
+    case K::kGravityTorque:
+      return v1::KINEMATIC_FUNCTION_KIND_GRAVITY_TORQUE;
+    case K::kArmPoint:
+      return v1::KINEMATIC_FUNCTION_KIND_ARM_POINT;
+    case K::kJointVelocity:
+      return v1::KINEMATIC_FUNCTION_KIND_JOINT_VELOCITY;
+    case K::kJointAngle:
+      return v1::KINEMATIC_FUNCTION_KIND_JOINT_ANGLE;
+    case K::kJointLock:
+      return v1::KINEMATIC_FUNCTION_KIND_JOINT_LOCK;
+    case K::kJointLimitAvoidance:
+      return v1::KINEMATIC_FUNCTION_KIND_JOINT_LIMIT_AVOIDANCE;
+    case K::kManipulability:
+      return v1::KINEMATIC_FUNCTION_KIND_MANIPULABILITY;
   }
   return v1::KINEMATIC_FUNCTION_KIND_UNSPECIFIED;
 }

@@ -679,7 +679,8 @@ class Checker {
             ": differs from tool_T_motion (max |ΔR| = " + number(dr) + ", max |Δp| = " +
                 number(dp) + " m) while proximity.input is " + to_string(p.input) +
                 ": as a force-based behaviour the sensor frame L and the MOTION frame must be "
-                "the same (the extended-task-space patent), within 1e-6; use INPUT_KIND_VELOCITY for a separate "
+                "the same (the extended-task-space patent), within 1e-6; use INPUT_KIND_VELOCITY "
+                "for a separate "
                 "sensor frame");
       }
     }

@@ -290,7 +290,8 @@ int cmd_start(Context& c) {
   for (;;) {
     const bool this_task = s.task_id == id;
     if (this_task) state = s.state;
-    if ((this_task && (s.state == ExecutorState::kStopping || s.state == ExecutorState::kStopped)) ||
+    if ((this_task &&
+         (s.state == ExecutorState::kStopping || s.state == ExecutorState::kStopped)) ||
         std::chrono::steady_clock::now() >= end) {
       break;
     }

@@ -1,9 +1,9 @@
 #include "tether/remote/arm_link/protocol.h"
 
+#include <zlib.h>
+
 #include <bit>
 #include <cmath>
-
-#include <zlib.h>
 
 namespace tether::remote::arm_link {
 namespace {

@@ -1,8 +1,8 @@
 #include "tether/remote/arm_link/simarm_server.h"
 
-#include <algorithm>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <asio.hpp>
 #include <atomic>
 #include <cmath>
@@ -10,9 +10,9 @@
 #include <thread>
 
 #include "endpoint.h"
-#include "tether/remote/loop/realtime.h"
 #include "tether/remote/arm_link/protocol.h"
 #include "tether/remote/loop/mailbox.h"
+#include "tether/remote/loop/realtime.h"
 
 namespace tether::remote {
 namespace {

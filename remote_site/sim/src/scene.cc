@@ -143,7 +143,8 @@ JointVector default_initial_position(SceneKind /*scene*/, const ArmModel& arm) {
           JointVector q = seed;
           if (!solve_tool_pose(model, start, 0.0, q)) continue;
           // A handle nearer shoulder height is preferred (0.1 of score per reach of offset):
-          // it keeps the classic elbow-up reaching posture of the extended-task-space patent's FIG. 4.
+          // it keeps the classic elbow-up reaching posture of the extended-task-space patent's
+          // FIG. 4.
           const double score = door_arc_score(model, start, q) - 0.1 * std::abs(height);
           if (score > best_score) {
             best_score = score;

@@ -18,9 +18,7 @@ using namespace tether::remote;
 
 class MyServoArm final : public ArmInterface {
  public:
-  MyServoArm(const ArmModel& model, const JointVector& q0) : model_(model) {
-    state_.position = q0;
-  }
+  MyServoArm(const ArmModel& model, const JointVector& q0) : model_(model) { state_.position = q0; }
   const ArmModel& model() const override { return model_; }
   ArmStatus read(ArmState& state) noexcept override {
     state = state_;
@@ -74,8 +72,7 @@ int main() {
   loop.run_cycles(1600);
   forward_kinematics(kin, arm.q(), s);
   const double rise = motion_frame_pose(s, task.tool_T_motion).p.z() - start.z();
-  std::printf("state %s, MOTION origin rose %.2f mm of 30 mm\n",
-              to_string(executor.status().state), rise * 1e3);
-  return executor.status().state == ExecutorState::kRunning && std::abs(rise - 0.03) < 5e-4 ? 0
-                                                                                            : 1;
+  std::printf("state %s, MOTION origin rose %.2f mm of 30 mm\n", to_string(executor.status().state),
+              rise * 1e3);
+  return executor.status().state == ExecutorState::kRunning && std::abs(rise - 0.03) < 5e-4 ? 0 : 1;
 }

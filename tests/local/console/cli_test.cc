@@ -170,7 +170,8 @@ TEST(ConsoleCli, AnInvalidTaskIsRefusedLocallyNamingTheField) {
   const Result r =
       tether(kClosed + " upload " TETHER_SOURCE_DIR "/tests/remote/scenarios/bad_task.textproto");
   EXPECT_EQ(r.code, kExitInvalidTask) << r.output;
-  EXPECT_TRUE(contains(r.output, "impedance.mass.rotation.x = -2: must be finite and > 0")) << r.output;
+  EXPECT_TRUE(contains(r.output, "impedance.mass.rotation.x = -2: must be finite and > 0"))
+      << r.output;
   EXPECT_FALSE(contains(r.output, "cannot reach")) << r.output;  // never got that far
 }
 

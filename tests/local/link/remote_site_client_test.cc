@@ -43,7 +43,8 @@ class TestSite final : public v1::RemoteSite::Service {
                           v1::UploadTaskReply* reply) override {
     record(context);
     if (request->task().impedance().mass().rotation().x() < 0) {
-      return {grpc::StatusCode::INVALID_ARGUMENT, "impedance.mass.rotation.x = -2: must be finite and > 0"};
+      return {grpc::StatusCode::INVALID_ARGUMENT,
+              "impedance.mass.rotation.x = -2: must be finite and > 0"};
     }
     std::lock_guard lock(mutex_);
     stored_[request->name()] = request->task();

@@ -347,8 +347,7 @@ void expect_same_task(const TaskParameters& a, const TaskParameters& b) {
     EXPECT_SAME(resolver.configuration_control.functions[k].desired);
     ASSERT_EQ(a.resolver.configuration_control.functions[k].weights.size(),
               b.resolver.configuration_control.functions[k].weights.size());
-    for (std::size_t j = 0; j < a.resolver.configuration_control.functions[k].weights.size();
-         ++j) {
+    for (std::size_t j = 0; j < a.resolver.configuration_control.functions[k].weights.size(); ++j) {
       EXPECT_SAME(resolver.configuration_control.functions[k].weights[j].time);
       EXPECT_SAME(resolver.configuration_control.functions[k].weights[j].weights);
     }

@@ -1,5 +1,6 @@
-// The door scene (the extended-task-space patent, FIGS. 4-10): the gripper holds the handle, the door swings about
-// the hinge frame the arm reports, its angle goes to aux[0], and the wrist sensor feels it.
+// The door scene (the extended-task-space patent, FIGS. 4-10): the gripper holds the handle, the
+// door swings about the hinge frame the arm reports, its angle goes to aux[0], and the wrist sensor
+// feels it.
 
 #include <gtest/gtest.h>
 

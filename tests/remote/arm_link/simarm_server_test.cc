@@ -12,8 +12,8 @@
 #include <thread>
 
 #include "tether/common/urdf_loader.h"
-#include "tether/remote/sim/simulated_arm.h"
 #include "tether/remote/arm_link/udp_arm.h"
+#include "tether/remote/sim/simulated_arm.h"
 #include "udp_peer.h"
 
 namespace tether::remote {

@@ -9,12 +9,12 @@
 #include <utility>
 #include <vector>
 
+#include "../../common/test_arms.h"
 #include "tether/common/arm_angle.h"
 #include "tether/common/kinematics.h"
 #include "tether/common/motion_space.h"
 #include "tether/common/urdf_loader.h"
 #include "tether/remote/behaviours/behaviour.h"
-#include "../../common/test_arms.h"
 
 namespace tether::testing {
 

@@ -99,7 +99,7 @@ TEST_F(TeleopFixture, CameraModeGoesThroughTheScreenAndTheEyeFrame) {
   params.mode = TeleopMode::kCamera;
   params.gain.setConstant(1.0);
   params.screen_R_hc_base = so3_exp(Vector3(0, 0, M_PI / 2));  // HB x = screen y
-  params.world_R_eye = so3_exp(Vector3(M_PI / 2, 0, 0));      // eye y = world z
+  params.world_R_eye = so3_exp(Vector3(M_PI / 2, 0, 0));       // eye y = world z
   Vector6 inc = Vector6::Zero();
   inc[0] = 1e-3;
   send(1, inc);

@@ -28,7 +28,8 @@ TrajectoryParameters three_waypoints(std::mt19937& rng, bool relative) {
   p.enabled = true;
   p.relative = relative;
   for (double t : {0.5, 1.5, 2.0}) {
-    p.waypoints.push_back(Waypoint{t, random_pose(rng), std::uniform_real_distribution<>(-3, 3)(rng)});
+    p.waypoints.push_back(
+        Waypoint{t, random_pose(rng), std::uniform_real_distribution<>(-3, 3)(rng)});
   }
   return p;
 }
@@ -74,7 +75,8 @@ TEST(TrajectoryGenerator, VelocityAndAccelerationAreTheDerivativesOfThePose) {
     EXPECT_LT((w - b.velocity.segment<3>(3)).norm(), 1e-5) << t;
     EXPECT_NEAR(wrap_angle(c.arm_angle - a.arm_angle) / (2 * h), b.velocity[6], 1e-5) << t;
     const Vector3 acc = b.pose.R.transpose() *
-                        (c.pose.R * c.velocity.head<3>() - a.pose.R * a.velocity.head<3>()) / (2 * h);
+                        (c.pose.R * c.velocity.head<3>() - a.pose.R * a.velocity.head<3>()) /
+                        (2 * h);
     EXPECT_LT((acc - b.acceleration.head<3>()).norm(), 1e-3) << t;
     EXPECT_NEAR((c.velocity[6] - a.velocity[6]) / (2 * h), b.acceleration[6], 1e-3) << t;
   }

@@ -39,8 +39,7 @@ TEST_F(BoundsFixture, TranslationDeviationCarriesValueBoundAndTime) {
   EXPECT_NEAR(e.value, std::hypot(0.03, 0.05), 1e-12);
   EXPECT_EQ(e.bound, 0.05);
   EXPECT_EQ(e.time, 1.5);
-  EXPECT_EQ(describe(e),
-            "translation deviation 0.05831 m exceeds the bound 0.05 m at t = 1.500 s");
+  EXPECT_EQ(describe(e), "translation deviation 0.05831 m exceeds the bound 0.05 m at t = 1.500 s");
 }
 
 TEST_F(BoundsFixture, RotationAndArmAngleDeviation) {

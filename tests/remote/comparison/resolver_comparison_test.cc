@@ -1,6 +1,6 @@
 // The resolvers on the comparison's scenarios, through the executor on the simulated arm:
-// the spheres-of-influence patent's obstacle pass kept out of the spheres of influence by the constraints of the
-// resolvers that carry them, and the table the comparison command prints.
+// the spheres-of-influence patent's obstacle pass kept out of the spheres of influence by the
+// constraints of the resolvers that carry them, and the table the comparison command prints.
 #include "tether/remote/comparison/resolver_comparison.h"
 
 #include <gtest/gtest.h>

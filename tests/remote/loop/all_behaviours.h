@@ -1,8 +1,9 @@
 #pragma once
 
-// A task with every behaviour of the extended-task-space patent (and the spheres-of-influence patent's obstacle avoidance) enabled at once (the spring trajectory is the
-// trajectory generator's alternative, so the timed trajectory stands for both), used by the
-// allocation test and the control-cycle benchmark.
+// A task with every behaviour of the extended-task-space patent (and the spheres-of-influence
+// patent's obstacle avoidance) enabled at once (the spring trajectory is the trajectory generator's
+// alternative, so the timed trajectory stands for both), used by the allocation test and the
+// control-cycle benchmark.
 
 #include "tether/common/spatial.h"
 #include "tether/common/task/task_parameters.h"
@@ -39,7 +40,8 @@ inline TaskParameters all_behaviours_task() {
   t.proximity.reference_distance = 0.15;
   t.manipulability.enabled = true;
   t.manipulability.gain = 0.5;
-  // The spheres-of-influence patent both ways: constraints in the resolver and the repulsive behaviour.
+  // The spheres-of-influence patent both ways: constraints in the resolver and the repulsive
+  // behaviour.
   t.obstacle_avoidance.enabled = true;
   t.obstacle_avoidance.obstacles.push_back({Vector3(0.35, 0.25, 0.6), 0.05, 0.1});
   t.obstacle_avoidance.obstacles.push_back({Vector3(0.5, -0.3, 0.35), 0.05, 0.1});

@@ -61,8 +61,7 @@ void expect_no_allocation(ResolverKind resolver) {
     arm.advance_to(state.time + 0.001);
   }
   EXPECT_EQ(counter.count(), 0u);
-  EXPECT_EQ(executor.status().state, ExecutorState::kRunning)
-      << describe(executor.status().breach);
+  EXPECT_EQ(executor.status().state, ExecutorState::kRunning) << describe(executor.status().breach);
 }
 
 TEST(ExecutorAllocation, ACycleWithEveryBehaviourOnAllocatesNothing) {

@@ -86,7 +86,8 @@ TEST_F(ExecutorFixture, TracksATrajectoryIncludingTheArmAngle) {
     const Frame start = actual_motion_pose(t);
     executor.submit(t);
     loop.run_cycles(1600);
-    ASSERT_EQ(executor.status().state, ExecutorState::kRunning) << describe(executor.status().breach);
+    ASSERT_EQ(executor.status().state, ExecutorState::kRunning)
+        << describe(executor.status().breach);
     const Frame end = actual_motion_pose(t);
     const Frame expected = start * goal;
     EXPECT_LT((end.p - expected.p).norm(), 5e-4) << static_cast<int>(f);

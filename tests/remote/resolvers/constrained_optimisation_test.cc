@@ -1,5 +1,3 @@
-#include "tether/remote/resolvers/constrained_optimisation/solver.h"
-
 #include <gtest/gtest.h>
 
 #include <Eigen/LU>
@@ -11,6 +9,7 @@
 
 #include "tether/common/kinematics.h"
 #include "tether/common/urdf_loader.h"
+#include "tether/remote/resolvers/constrained_optimisation/solver.h"
 
 namespace tether::remote {
 namespace {

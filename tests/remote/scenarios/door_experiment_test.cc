@@ -1,5 +1,6 @@
-// The extended-task-space patent's door-opening experiment (FIGS. 4-10) on the MuJoCo door scene, with the task
-// files shipped in remote_site/tasks: force control, spring trajectory and shared control.
+// The extended-task-space patent's door-opening experiment (FIGS. 4-10) on the MuJoCo door scene,
+// with the task files shipped in remote_site/tasks: force control, spring trajectory and shared
+// control.
 
 #include <gtest/gtest.h>
 
@@ -9,8 +10,8 @@
 
 #include "tether/common/urdf_loader.h"
 #include "tether/proto/task_io.h"
-#include "tether/remote/sim/simulated_arm.h"
 #include "tether/remote/loop/task_runner.h"
+#include "tether/remote/sim/simulated_arm.h"
 
 namespace tether::remote {
 namespace {
@@ -28,8 +29,7 @@ SimulatedArm make_arm(SceneKind scene, const ArmModel& model) {
   return SimulatedArm(model, options);
 }
 
-TaskRunRecord run_door(const TaskParameters& task, double seconds,
-                       HandControllerScript hand = {}) {
+TaskRunRecord run_door(const TaskParameters& task, double seconds, HandControllerScript hand = {}) {
   const ArmModel model = load_default_arm();
   SimulatedArm arm = make_arm(SceneKind::kDoor, model);
   // The task's MOTION frame is the scene's hinge: the experiment is only meaningful if so.
@@ -44,8 +44,8 @@ TaskRunRecord run_door(const TaskParameters& task, double seconds,
 
 double value_at(const TaskRunRecord& r, const std::vector<double>& v, double time) {
   const auto it = std::lower_bound(r.time.begin(), r.time.end(), time);
-  return v[static_cast<std::size_t>(std::min<std::ptrdiff_t>(it - r.time.begin(),
-                                                             static_cast<std::ptrdiff_t>(v.size()) - 1))];
+  return v[static_cast<std::size_t>(
+      std::min<std::ptrdiff_t>(it - r.time.begin(), static_cast<std::ptrdiff_t>(v.size()) - 1))];
 }
 
 TEST(DoorExperiment, ForceControlWith18NmAboutTheHingeOpensTheDoor) {

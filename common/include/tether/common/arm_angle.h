@@ -1,7 +1,7 @@
 #pragma once
 
-// Arm angle ψ of a 7-DOF arm (the extended-task-space patent): the angle from a reference plane to the arm
-// plane through shoulder S, elbow E and wrist W, measured about the S→W axis.
+// Arm angle ψ of a 7-DOF arm (the extended-task-space patent): the angle from a reference plane to
+// the arm plane through shoulder S, elbow E and wrist W, measured about the S→W axis.
 //
 // With w = W − S, e = E − S, u = w/|w|:
 //   p  = (I − uuᵀ) e        elbow offset from the S–W line (arm plane direction)

@@ -51,8 +51,8 @@ struct ArmModel {
   std::vector<ArmJoint> joints;
   LinkInertia base_link_inertia;
   Frame tool;  // tool frame in the last joint's frame
-  // Shoulder, elbow and wrist points that define the arm angle (the extended-task-space patent): marker
-  // links in the URDF, attached by fixed joints to links of the chain.
+  // Shoulder, elbow and wrist points that define the arm angle (the extended-task-space patent):
+  // marker links in the URDF, attached by fixed joints to links of the chain.
   ArmPoint shoulder;
   ArmPoint elbow;
   ArmPoint wrist;

@@ -1,6 +1,7 @@
 #pragma once
 
-// The 7-D motion space of the extended-task-space patent: pose of the MOTION frame plus the arm angle ψ.
+// The 7-D motion space of the extended-task-space patent: pose of the MOTION frame plus the arm
+// angle ψ.
 //
 // The MOTION frame is rigidly attached to the tool (pose `tool_T_motion` in the tool
 // frame); its origin is the velocity reference point r of eq. 11.

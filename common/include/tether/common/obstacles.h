@@ -87,8 +87,8 @@ struct ObstacleResolution {
 // before it moves) is skipped. At most 6 are enforced at once.
 ObstacleResolution constrain_with_obstacles(const Matrix7& normal, const JointVector& rhs,
                                             const KinematicState& state,
-                                            std::span<const CriticalPoint> points,
-                                            double recovery, JointVector& qdot) noexcept;
+                                            std::span<const CriticalPoint> points, double recovery,
+                                            JointVector& qdot) noexcept;
 
 // The task weight of the arm-angle row, relative to the task's own, while a constraint binds.
 inline constexpr double kArmAngleYield = 1e-3;
@@ -96,7 +96,8 @@ inline constexpr double kArmAngleYield = 1e-3;
 // Weighted damped least squares (eq. 13) subject to the constraints above. When eq. 13's
 // own solution violates none it is returned unchanged; otherwise the arm-angle row's weight
 // is multiplied by kArmAngleYield, so the constraints take the redundancy (the self-motion)
-// first and the hand keeps its path as long as the redundancy suffices (the spheres-of-influence patent).
+// first and the hand keeps its path as long as the redundancy suffices (the spheres-of-influence
+// patent).
 ObstacleResolution resolve_with_obstacles(const CompositeJacobian& jacobian,
                                           const MotionVector& task_weights,
                                           const JointVector& velocity_weights,

@@ -1,8 +1,8 @@
 #pragma once
 
 // Is an arm spherical–revolute–spherical (S-R-S)? Resolvers that work on the shoulder–
-// elbow–wrist point chain (the SHAKE patent's SHAKE resolver) need it: the shoulder point S must stay
-// fixed in BASE (it lies on the axes of joints 1, 2 and 3), the wrist point W must lie on the
+// elbow–wrist point chain (the SHAKE patent's SHAKE resolver) need it: the shoulder point S must
+// stay fixed in BASE (it lies on the axes of joints 1, 2 and 3), the wrist point W must lie on the
 // axes of joints 5, 6 and 7 (so it is fixed in the tool frame), the elbow point E on the axis
 // of joint 4, and the upper-arm |E − S| and forearm |W − E| lengths must be constant.
 //

@@ -7,7 +7,8 @@
 //   * A twist is (linear velocity [m/s], angular velocity [rad/s]), linear first.
 //   * A wrench is (force [N], torque [N·m]), force first. Unless a name says
 //     otherwise it is the wrench the robot applies to its environment.
-//   * The motion space (the extended-task-space patent) is x = (position [m], rotation [rad], arm angle [rad]):
+//   * The motion space (the extended-task-space patent) is x = (position [m], rotation [rad], arm
+//   angle [rad]):
 //     rows 0-2 translation, 3-5 rotation (rotation vectors on SO(3)), 6 arm angle ψ.
 //     Its dual, a motion-space force, is (force, torque, arm-angle torque [N·m]).
 

@@ -56,8 +56,8 @@ void TrajectoryGenerator::evaluate(const TrajectoryParameters& parameters, doubl
   if (next == wps.end()) {
     const Waypoint& last = wps.back();
     reference.pose = waypoint_pose(parameters.relative, start_pose_, last.pose);
-    reference.arm_angle = wrap_angle(waypoint_angle(parameters.relative, start_arm_angle_,
-                                                    last.arm_angle));
+    reference.arm_angle =
+        wrap_angle(waypoint_angle(parameters.relative, start_arm_angle_, last.arm_angle));
     return;
   }
   Frame a_pose = start_pose_;

@@ -1,12 +1,12 @@
 #include "tether/remote/bounds/bounds_monitor.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <string>
 
 #include "tether/common/arm_angle.h"
 #include "tether/common/spatial.h"
-
-#include <fmt/format.h>
 
 namespace tether::remote {
 
@@ -26,8 +26,7 @@ BreachEvent check_wrench_proximity_joints(const BoundsParameters& b, const Bound
   const bool window = b.min_proximity_distance > 0.0 || std::isfinite(b.max_proximity_distance);
   if (window && in.proximity != nullptr) {
     if (!in.proximity->valid) {
-      return breach(BreachCause::kProximityTooFar, kUnbounded, b.max_proximity_distance,
-                    in.time);
+      return breach(BreachCause::kProximityTooFar, kUnbounded, b.max_proximity_distance, in.time);
     }
     const double d = in.proximity->distance;
     if (d < b.min_proximity_distance) {
@@ -54,10 +53,10 @@ BreachEvent check_wrench_proximity_joints(const BoundsParameters& b, const Bound
 std::string describe(const BreachEvent& event) {
   if (!event) return "no breach";
   std::string joint = event.index >= 0 ? fmt::format(" (joint {})", event.index + 1) : "";
-  const char* relation =
-      event.cause == BreachCause::kProximityTooClose || event.cause == BreachCause::kJointLimitMargin
-          ? "is below"
-          : "exceeds";
+  const char* relation = event.cause == BreachCause::kProximityTooClose ||
+                                 event.cause == BreachCause::kJointLimitMargin
+                             ? "is below"
+                             : "exceeds";
   // A cause without a unit carries no value and no bound (arm fault, operator stop, ...).
   const char* unit = unit_of(event.cause);
   if (*unit == '\0') {

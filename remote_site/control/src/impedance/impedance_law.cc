@@ -17,8 +17,8 @@ const MotionVector& impedance_update(const ImpedanceParameters& parameters, doub
   } else {
     const MotionVector u = (input.force - k.cwiseProduct(input.error)).cwiseQuotient(b);
     const MotionVector bdt = b * dt;
-    state.perturbation = (bdt.cwiseProduct(u) + m.cwiseProduct(state.perturbation))
-                             .cwiseQuotient(bdt + m);
+    state.perturbation =
+        (bdt.cwiseProduct(u) + m.cwiseProduct(state.perturbation)).cwiseQuotient(bdt + m);
     state.velocity = input.reference_velocity + state.perturbation;
   }
   return state.velocity;

@@ -46,9 +46,8 @@ std::uint64_t Executor::submit(const TaskParameters& task, bool restart) {
   const ExecutorState state = published_state_.load(std::memory_order_acquire);
   if (state == ExecutorState::kStopping || state == ExecutorState::kStopped) {
     const ExecutorStatus s = status();
-    throw std::logic_error("task '" + task.name + "' refused: the executor is " +
-                           to_string(state) + " after " + describe(s.breach) +
-                           "; reset it first");
+    throw std::logic_error("task '" + task.name + "' refused: the executor is " + to_string(state) +
+                           " after " + describe(s.breach) + "; reset it first");
   }
   auto submission = std::make_unique<Submission>();
   submission->task = task;
@@ -64,9 +63,7 @@ void Executor::request_stop(BreachCause cause) noexcept {
   stop_requested_.store(true, std::memory_order_release);
 }
 
-void Executor::request_reset() noexcept {
-  reset_requested_.store(true, std::memory_order_release);
-}
+void Executor::request_reset() noexcept { reset_requested_.store(true, std::memory_order_release); }
 
 ExecutorStatus Executor::status() const noexcept { return status_snapshot_.load(); }
 
@@ -107,8 +104,7 @@ void Executor::process_wrench(const ArmState& arm) noexcept {
     wrench_filtered_ = wrench;
   }
   wrench_initialised_ = true;
-  context_.measured_wrench =
-      transform_wrench(task.tool_T_motion.inverse(), wrench_filtered_);
+  context_.measured_wrench = transform_wrench(task.tool_T_motion.inverse(), wrench_filtered_);
 }
 
 void Executor::start_task(Submission* submission, const ArmState& arm) noexcept {
@@ -254,9 +250,8 @@ void Executor::prepare_resolver_input(const JointVector& joint_weights,
   in.time = task_time_;
   in.dt = task.period;
   const bool constrain = o.enabled && o.constrain_resolver;
-  in.critical_points = constrain
-                           ? std::span<const CriticalPoint>(critical_.data(), critical_count_)
-                           : std::span<const CriticalPoint>();
+  in.critical_points = constrain ? std::span<const CriticalPoint>(critical_.data(), critical_count_)
+                                 : std::span<const CriticalPoint>();
   in.obstacles = constrain
                      ? std::span<const SphereObstacle>(obstacles_base_.data(), obstacle_count_)
                      : std::span<const SphereObstacle>();
@@ -415,9 +410,9 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
     } else if (resolved == ResolverStatus::kSingular) {
       event = BreachEvent{BreachCause::kResolverSingular, 0.0, 0.0, task_time_, -1};
     } else if (consecutive_overruns_ > task.bounds.max_consecutive_overruns) {
-      event = BreachEvent{BreachCause::kLoopOverrun, static_cast<double>(consecutive_overruns_),
-                          static_cast<double>(task.bounds.max_consecutive_overruns), task_time_,
-                          -1};
+      event =
+          BreachEvent{BreachCause::kLoopOverrun, static_cast<double>(consecutive_overruns_),
+                      static_cast<double>(task.bounds.max_consecutive_overruns), task_time_, -1};
     } else if (task.teleoperation.enabled &&
                teleoperation_.stalled(task.teleoperation, task_time_)) {
       event = BreachEvent{BreachCause::kTeleoperationStalled,
@@ -425,9 +420,9 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
                           task.teleoperation.stall_timeout, task_time_, -1};
     } else if (task.teleoperation.enabled && teleoperation_.deadman_released()) {
       event = BreachEvent{BreachCause::kDeadmanReleased, 0.0, 0.0, task_time_, -1};
-    } else if (!arm.wrench_valid && (task.force_control.enabled ||
-                                     std::isfinite(task.bounds.max_force) ||
-                                     std::isfinite(task.bounds.max_torque))) {
+    } else if (!arm.wrench_valid &&
+               (task.force_control.enabled || std::isfinite(task.bounds.max_force) ||
+                std::isfinite(task.bounds.max_torque))) {
       event = BreachEvent{BreachCause::kArmFault, 0.0, 0.0, task_time_, -1};
     } else {
       event = check_bounds(task.bounds, bounds);

@@ -4,11 +4,16 @@ namespace tether::remote {
 
 const char* to_string(ResolverStatus status) noexcept {
   switch (status) {
-    case ResolverStatus::kOk: return "ok";
-    case ResolverStatus::kSingular: return "singular";
-    case ResolverStatus::kInfeasible: return "infeasible";
-    case ResolverStatus::kNotConverged: return "not converged";
-    case ResolverStatus::kNonFiniteInput: return "non-finite input";
+    case ResolverStatus::kOk:
+      return "ok";
+    case ResolverStatus::kSingular:
+      return "singular";
+    case ResolverStatus::kInfeasible:
+      return "infeasible";
+    case ResolverStatus::kNotConverged:
+      return "not converged";
+    case ResolverStatus::kNonFiniteInput:
+      return "non-finite input";
   }
   return "unknown";
 }
@@ -18,10 +23,14 @@ ResolverSet::ResolverSet(const KinematicModel& model)
 
 Resolver& ResolverSet::select(ResolverKind kind) noexcept {
   switch (kind) {
-    case ResolverKind::kDls: return dls_;
-    case ResolverKind::kConstrainedOptimisation: return constrained_optimisation_;
-    case ResolverKind::kConfigurationControl: return configuration_control_;
-    case ResolverKind::kShake: return shake_;
+    case ResolverKind::kDls:
+      return dls_;
+    case ResolverKind::kConstrainedOptimisation:
+      return constrained_optimisation_;
+    case ResolverKind::kConfigurationControl:
+      return configuration_control_;
+    case ResolverKind::kShake:
+      return shake_;
   }
   return dls_;
 }

@@ -11,8 +11,8 @@
 #include "tether/common/kinematics.h"
 #include "tether/common/obstacles.h"
 #include "tether/proto/task_io.h"
-#include "tether/remote/sim/simulated_arm.h"
 #include "tether/remote/loop/executor.h"
+#include "tether/remote/sim/simulated_arm.h"
 
 namespace tether::remote {
 
@@ -24,13 +24,13 @@ constexpr double kPi = 3.14159265358979323846;
 // A free-space start with the elbow bent and the wrist clear of every limit.
 const JointVector kStart = (JointVector() << -0.45, 0.5, 0.0, -1.4, 0.0, 0.9, 0.0).finished();
 
-constexpr double kPassDuration = 4.0;      // [s] the sideways slide
-constexpr double kHoleDepth = 0.25;        // [m] reach along the approach axis
-constexpr double kHoleAhead = 0.15;        // [m] ring centre ahead of the start
-constexpr double kHoleRingRadius = 0.13;   // [m] sphere centres from the axis
-constexpr double kLapTime = 4.0;           // [s]
+constexpr double kPassDuration = 4.0;     // [s] the sideways slide
+constexpr double kHoleDepth = 0.25;       // [m] reach along the approach axis
+constexpr double kHoleAhead = 0.15;       // [m] ring centre ahead of the start
+constexpr double kHoleRingRadius = 0.13;  // [m] sphere centres from the axis
+constexpr double kLapTime = 4.0;          // [s]
 constexpr int kLapCorners = 8;
-constexpr double kLapRadius = 0.06;        // [m]
+constexpr double kLapRadius = 0.06;  // [m]
 
 struct Run {
   std::vector<JointVector> commanded;
@@ -40,7 +40,8 @@ struct Run {
 double percentile(std::vector<double> v, double p) {
   if (v.empty()) return kNaN;
   std::sort(v.begin(), v.end());
-  const auto k = static_cast<std::size_t>(std::clamp(p, 0.0, 1.0) * static_cast<double>(v.size() - 1));
+  const auto k =
+      static_cast<std::size_t>(std::clamp(p, 0.0, 1.0) * static_cast<double>(v.size() - 1));
   return v[k];
 }
 
@@ -116,20 +117,28 @@ void configure_resolver(ResolverKind kind, TaskParameters& t) {
 
 const char* to_string(Scenario scenario) {
   switch (scenario) {
-    case Scenario::kDoorOpening: return "door opening";
-    case Scenario::kObstaclePass: return "obstacle pass";
-    case Scenario::kReachThroughHole: return "reach through a hole";
-    case Scenario::kClosedPath: return "closed path x20";
+    case Scenario::kDoorOpening:
+      return "door opening";
+    case Scenario::kObstaclePass:
+      return "obstacle pass";
+    case Scenario::kReachThroughHole:
+      return "reach through a hole";
+    case Scenario::kClosedPath:
+      return "closed path x20";
   }
   return "unknown";
 }
 
 const char* resolver_label(ResolverKind kind) {
   switch (kind) {
-    case ResolverKind::kDls: return "DLS (004)";
-    case ResolverKind::kConfigurationControl: return "configuration control (002)";
-    case ResolverKind::kConstrainedOptimisation: return "constrained optimisation (000)";
-    case ResolverKind::kShake: return "SHAKE + annealing (001)";
+    case ResolverKind::kDls:
+      return "DLS (004)";
+    case ResolverKind::kConfigurationControl:
+      return "configuration control (002)";
+    case ResolverKind::kConstrainedOptimisation:
+      return "constrained optimisation (000)";
+    case ResolverKind::kShake:
+      return "SHAKE + annealing (001)";
   }
   return "unknown";
 }
@@ -139,9 +148,9 @@ TaskParameters scenario_task(Scenario scenario, ResolverKind resolver, const Arm
   TaskParameters t;
   switch (scenario) {
     case Scenario::kDoorOpening: {
-      const std::string dir =
-          options.task_dir.empty() ? std::string(TETHER_REMOTE_SOURCE_DIR) + "/tasks"
-                                   : options.task_dir;
+      const std::string dir = options.task_dir.empty()
+                                  ? std::string(TETHER_REMOTE_SOURCE_DIR) + "/tasks"
+                                  : options.task_dir;
       t = proto::load_task_file(dir + "/door_force.textproto");
       break;
     }
@@ -178,7 +187,8 @@ TaskParameters scenario_task(Scenario scenario, ResolverKind resolver, const Arm
         for (int k = 1; k <= kLapCorners; ++k) {
           const double angle = 2.0 * kPi * k / kLapCorners;
           Frame corner;
-          corner.p = Vector3(kLapRadius * (std::cos(angle) - 1.0), kLapRadius * std::sin(angle), 0.0);
+          corner.p =
+              Vector3(kLapRadius * (std::cos(angle) - 1.0), kLapRadius * std::sin(angle), 0.0);
           const double time = kLapTime * (lap + static_cast<double>(k) / kLapCorners);
           t.trajectory.waypoints.push_back(Waypoint{time, corner, 0.0});
         }
@@ -194,10 +204,14 @@ namespace {
 
 double duration_of(Scenario scenario, const ComparisonOptions& options) {
   switch (scenario) {
-    case Scenario::kDoorOpening: return 5.0;
-    case Scenario::kObstaclePass: return kPassDuration + 0.5;
-    case Scenario::kReachThroughHole: return 6.5;
-    case Scenario::kClosedPath: return kLapTime * options.closed_path_laps + 0.5;
+    case Scenario::kDoorOpening:
+      return 5.0;
+    case Scenario::kObstaclePass:
+      return kPassDuration + 0.5;
+    case Scenario::kReachThroughHole:
+      return 6.5;
+    case Scenario::kClosedPath:
+      return kLapTime * options.closed_path_laps + 0.5;
   }
   return 1.0;
 }
@@ -329,8 +343,8 @@ std::string comparison_table(const std::vector<ScenarioResult>& results) {
         << (r.completed ? "yes" : "no: " + r.breach) << " | " << fixed(r.tracking_error, 1e3, 2)
         << " | " << fixed(r.min_clearance, 1e3, 1) << " | " << r.limit_violations << " | "
         << fixed(r.joint_drift, 1e3, 2) << " | " << fixed(r.compute_median, 1e6, 1) << " | "
-        << fixed(r.compute_p99, 1e6, 1) << " | " << fixed(r.min_achieved_fraction, 1.0, 3)
-        << " | " << (r.outcome.empty() ? "" : r.outcome) << " |\n";
+        << fixed(r.compute_p99, 1e6, 1) << " | " << fixed(r.min_achieved_fraction, 1.0, 3) << " | "
+        << (r.outcome.empty() ? "" : r.outcome) << " |\n";
   }
   return out.str();
 }

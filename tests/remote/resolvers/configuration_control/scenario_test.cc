@@ -1,7 +1,7 @@
-// The configuration-control patent's configuration control on the iiwa7 at the kinematic level: the hand holds its
-// pose (ẋ_c head = 0) while a user kinematic function reconfigures the arm, q += q̇·dt at
-// 1 ms. Each scenario asserts the physical outcome and writes a picture of the arm over time
-// into the working directory (configuration_control_<name>.png): the base–shoulder–elbow–
+// The configuration-control patent's configuration control on the iiwa7 at the kinematic level: the
+// hand holds its pose (ẋ_c head = 0) while a user kinematic function reconfigures the arm, q +=
+// q̇·dt at 1 ms. Each scenario asserts the physical outcome and writes a picture of the arm over
+// time into the working directory (configuration_control_<name>.png): the base–shoulder–elbow–
 // wrist–tool chain seen along the shoulder→wrist axis (left) and in BASE x–z (right),
 // earlier poses lighter, the last one black.
 
@@ -20,8 +20,8 @@
 #include "arm_fixture.h"
 #include "tether/common/arm_angle.h"
 #include "tether/common/obstacles.h"
-#include "tether/remote/resolvers/configuration_control/configuration_control_resolver.h"
 #include "tether/remote/report/shake_picture.h"
+#include "tether/remote/resolvers/configuration_control/configuration_control_resolver.h"
 
 namespace tether::remote {
 namespace {

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "tether/remote/resolvers/shake/annealing.h"
 #include "tether/remote/report/shake_picture.h"
+#include "tether/remote/resolvers/shake/annealing.h"
 
 namespace tether::remote::shake {
 namespace {

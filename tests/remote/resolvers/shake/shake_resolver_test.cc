@@ -21,9 +21,9 @@
 #include "tether/common/motion_space.h"
 #include "tether/common/spatial.h"
 #include "tether/common/urdf_loader.h"
+#include "tether/remote/report/shake_picture.h"
 #include "tether/remote/resolvers/dls/dls_resolver.h"
 #include "tether/remote/resolvers/resolver_set.h"
-#include "tether/remote/report/shake_picture.h"
 
 namespace tether::remote::shake {
 namespace {

@@ -1,9 +1,9 @@
 #pragma once
 
-// A task parameter set (the extended-task-space patent, "fixed software, data-driven"): everything the
-// remote-site executor does comes from one of these. It is a plain domain type: the wire
-// and file form is tether.v1.TaskParameters (proto/tether/v1/task.proto), converted in
-// proto/ only, and every set is validated (task/validation.h) before it is applied.
+// A task parameter set (the extended-task-space patent, "fixed software, data-driven"): everything
+// the remote-site executor does comes from one of these. It is a plain domain type: the wire and
+// file form is tether.v1.TaskParameters (proto/tether/v1/task.proto), converted in proto/ only, and
+// every set is validated (task/validation.h) before it is applied.
 //
 // Frames:
 //   BASE     the arm's base frame (kinematics.h). Gravity is −z of BASE.
@@ -47,22 +47,24 @@ struct ImpedanceParameters {
 // velocities each cycle (remote_site/resolvers/<name>/). Every resolver honours
 // obstacle_avoidance when its constrain_resolver is set.
 enum class ResolverKind {
-  kDls,                      // eq. 13 on the composite Jacobian (the extended-task-space patent); the default
-  kConfigurationControl,     // augmented Jacobian of user kinematic functions (the configuration-control patent)
-  kConstrainedOptimisation,  // per-cycle optimisation with achieved fraction p (the constrained-optimisation patent)
+  kDls,  // eq. 13 on the composite Jacobian (the extended-task-space patent); the default
+  kConfigurationControl,     // augmented Jacobian of user kinematic functions (the
+                             // configuration-control patent)
+  kConstrainedOptimisation,  // per-cycle optimisation with achieved fraction p (the
+                             // constrained-optimisation patent)
   kShake,                    // SHAKE + annealing on the S-R-S point chain (the SHAKE patent)
 };
 
-// A kinematic function φ(q) of configuration control (the configuration-control patent). Its rows are stacked under
-// the 6 MOTION-pose rows of the hand; each row asks φ̇ = φ̇_d.
+// A kinematic function φ(q) of configuration control (the configuration-control patent). Its rows
+// are stacked under the 6 MOTION-pose rows of the hand; each row asks φ̇ = φ̇_d.
 enum class KinematicFunctionKind {
-  kArmAngle,             // ψ, the elbow plane: 1 row, φ̇_d = ẋ_c[6] from the impedance law
-  kGravityTorque,        // G = ½ Σ τ_g,i² (gravity torques of the arm's own links) minimised:
-                         // 1 row, the optimality condition n_Jᵀ ∇G driven to 0 at `gain`
-  kArmPoint,             // location of a point on the arm: rows of `axes`, driven to `target`
-  kJointVelocity,        // √w_i q̇_i = √w_i q̇_d,i: one row per joint with w_i(t) > 0
-  kJointAngle,           // √w_i q̇_i = √w_i gain (q_d,i − q_i): one row per joint with w_i > 0
-  kJointLock,            // q̇_joint = 0: 1 row
+  kArmAngle,       // ψ, the elbow plane: 1 row, φ̇_d = ẋ_c[6] from the impedance law
+  kGravityTorque,  // G = ½ Σ τ_g,i² (gravity torques of the arm's own links) minimised:
+                   // 1 row, the optimality condition n_Jᵀ ∇G driven to 0 at `gain`
+  kArmPoint,       // location of a point on the arm: rows of `axes`, driven to `target`
+  kJointVelocity,  // √w_i q̇_i = √w_i q̇_d,i: one row per joint with w_i(t) > 0
+  kJointAngle,     // √w_i q̇_i = √w_i gain (q_d,i − q_i): one row per joint with w_i > 0
+  kJointLock,      // q̇_joint = 0: 1 row
   kJointLimitAvoidance,  // H = Σ (u−l)²/((u−q)(q−l)) minimised: 1 row, optimality condition
   kManipulability,       // w = √det(J₆ J₆ᵀ) maximised: 1 row, optimality condition
 };
@@ -70,7 +72,7 @@ enum class KinematicFunctionKind {
 // Per-joint weights w_i(t) of kJointVelocity / kJointAngle at task time `time`; linear in
 // between, constant outside the knots.
 struct JointWeightKnot {
-  double time = 0.0;  // [s] since the task started; strictly increasing
+  double time = 0.0;                          // [s] since the task started; strictly increasing
   JointVector weights = JointVector::Ones();  // ≥ 0
 };
 
@@ -80,10 +82,10 @@ struct KinematicFunctionParameters {
   // it only matters when an obstacle constraint binds: a low weight (1e-3) on the arm-angle
   // function lets the constraint take the self-motion and the hand keep its path.
   double weight = 1.0;
-  double gain = 1.0;    // [1/s] rate at which the function's error is driven to zero
+  double gain = 1.0;  // [1/s] rate at which the function's error is driven to zero
   // kArmPoint: the point (joint index 0-6 and offset in that URDF joint frame [m]), its
   // target in BASE [m], and which BASE axes are controlled (1 = row present).
-  int joint = 3;        // also the locked joint of kJointLock
+  int joint = 3;  // also the locked joint of kJointLock
   Vector3 offset = Vector3::Zero();
   Vector3 target = Vector3::Zero();
   Vector3 axes = Vector3::Ones();
@@ -99,7 +101,8 @@ struct ConfigurationControlParameters {
   std::vector<KinematicFunctionParameters> functions;
 };
 
-// Per-cycle constrained optimisation (the constrained-optimisation patent). Units per sample of the control period.
+// Per-cycle constrained optimisation (the constrained-optimisation patent). Units per sample of the
+// control period.
 struct ConstrainedOptimisationParameters {
   enum class Mode { kLexicographic, kWeighted };
   JointVector alpha = JointVector::Ones();  // energy (step size) weight, ≥ 0
@@ -122,23 +125,23 @@ struct ConstrainedOptimisationParameters {
 // hand pose fixes shoulder and wrist, the elbow is searched on its circle and the joint
 // angles are recovered from the three points and the hand orientation.
 struct ShakeParameters {
-  std::uint64_t seed = 1;          // of the resolver's RNG: runs are reproducible
-  int trials = 16;                 // random elbow moves tried per cycle, ≥ 1
-  double step = 0.0005;            // [m] size of a random elbow displacement, > 0
-  double temperature = 0.0;        // Metropolis temperature; 0 = random search, ≥ 0
-  double shake_tolerance = 1e-9;   // [m] link-length constraint tolerance, > 0
-  int shake_iterations = 50;       // SHAKE sweeps, ≥ 1
+  std::uint64_t seed = 1;         // of the resolver's RNG: runs are reproducible
+  int trials = 16;                // random elbow moves tried per cycle, ≥ 1
+  double step = 0.0005;           // [m] size of a random elbow displacement, > 0
+  double temperature = 0.0;       // Metropolis temperature; 0 = random search, ≥ 0
+  double shake_tolerance = 1e-9;  // [m] link-length constraint tolerance, > 0
+  int shake_iterations = 50;      // SHAKE sweeps, ≥ 1
   // Scaled for 1 kHz: the chain's squared angular velocities are ~1 rad²/s², the
   // reciprocal clearances ~10 1/m and the squared arm-angle error per cycle ~1e-6 rad².
-  double obstacle_weight = 1e-2;   // reciprocal clearance to the obstacle_avoidance spheres
-  double velocity_weight = 1e-3;   // squared joint angular velocities of the chain
+  double obstacle_weight = 1e-2;  // reciprocal clearance to the obstacle_avoidance spheres
+  double velocity_weight = 1e-3;  // squared joint angular velocities of the chain
   double acceleration_weight = 0.0;
-  double reference_weight = 0.0;   // squared elbow distance from its place at q_reference
+  double reference_weight = 0.0;  // squared elbow distance from its place at q_reference
   JointVector q_reference = JointVector::Zero();  // [rad]
-  double arm_angle_weight = 1.0;   // squared distance from the impedance law's ψ
-  double period = 0.0;             // [s] periodic-trajectory term; 0 = off
+  double arm_angle_weight = 1.0;                  // squared distance from the impedance law's ψ
+  double period = 0.0;                            // [s] periodic-trajectory term; 0 = off
   double periodic_weight = 0.0;
-  double periodic_ramp = 1.0;      // [s] smooth switch-on after the first period
+  double periodic_ramp = 1.0;  // [s] smooth switch-on after the first period
 };
 
 struct ResolverParameters {
@@ -157,16 +160,16 @@ struct ResolverParameters {
 // below the sensor; the executor removes that weight with this load model and low-pass
 // filters the result.
 struct WrenchSensorParameters {
-  double tool_mass = 0.0;                  // [kg] mass below the sensor
+  double tool_mass = 0.0;                         // [kg] mass below the sensor
   Vector3 tool_center_of_mass = Vector3::Zero();  // [m] in TOOL axes
-  double filter_cutoff = 0.0;              // [Hz] first-order low pass; 0 = off
-  bool zero_on_start = false;              // subtract the compensated wrench at task start
+  double filter_cutoff = 0.0;                     // [Hz] first-order low pass; 0 = off
+  bool zero_on_start = false;                     // subtract the compensated wrench at task start
 };
 
 // A waypoint of the MOTION frame: pose in BASE (or relative to the start pose) and ψ.
 struct Waypoint {
-  double time = 0.0;  // [s] since the task started; strictly increasing
-  Frame pose;         // MOTION frame pose
+  double time = 0.0;       // [s] since the task started; strictly increasing
+  Frame pose;              // MOTION frame pose
   double arm_angle = 0.0;  // [rad]
 };
 
@@ -183,9 +186,9 @@ struct TrajectoryParameters {
 // per component to a maximum length so the motion neither jumps nor crawls.
 struct SpringTrajectoryParameters {
   bool enabled = false;
-  bool relative = true;       // destination is start_T_destination (see TrajectoryParameters)
-  Frame destination;          // MOTION frame pose
-  double arm_angle = 0.0;     // [rad] destination ψ (added to the start ψ if relative)
+  bool relative = true;    // destination is start_T_destination (see TrajectoryParameters)
+  Frame destination;       // MOTION frame pose
+  double arm_angle = 0.0;  // [rad] destination ψ (added to the start ψ if relative)
   Vector3 max_translation = Vector3::Constant(kUnbounded);  // [m] per MOTION axis
   double max_rotation = kUnbounded;                         // [rad] equivalent angle
   double max_arm_angle = kUnbounded;                        // [rad]
@@ -205,11 +208,11 @@ struct TeleoperationParameters {
   // B_t diagonal in TELEOP axes [N·s/m | N·m·s/rad | N·m·s/rad]; zero rows are directions the
   // operator may not drive. Row 6 maps the trigger's arm-angle rate.
   MotionVector gain = MotionVector::Zero();
-  Frame tool_T_teleop;                          // TELEOP frame on the tool
-  Matrix3 teleop_R_handle = Matrix3::Identity();  // tool mode: HH axes in TELEOP axes
-  Matrix3 world_R_hc_base = Matrix3::Identity();  // world mode: HB axes in WORLD axes
-  Matrix3 screen_R_hc_base = Matrix3::Identity(); // camera mode: HB axes in ST axes
-  Matrix3 world_R_eye = Matrix3::Identity();      // camera mode: EYE (≡ ST) axes in WORLD
+  Frame tool_T_teleop;                             // TELEOP frame on the tool
+  Matrix3 teleop_R_handle = Matrix3::Identity();   // tool mode: HH axes in TELEOP axes
+  Matrix3 world_R_hc_base = Matrix3::Identity();   // world mode: HB axes in WORLD axes
+  Matrix3 screen_R_hc_base = Matrix3::Identity();  // camera mode: HB axes in ST axes
+  Matrix3 world_R_eye = Matrix3::Identity();       // camera mode: EYE (≡ ST) axes in WORLD
   double stall_timeout = 0.1;  // [s] no sample for this long while enabled → stop
 };
 
@@ -235,17 +238,17 @@ struct JointLimitAvoidanceParameters {
 // [r_min, r_max] a force K_s·(violation) along ±P̂ pushes back, rotated into MOTION axes.
 struct SingularityAvoidanceParameters {
   bool enabled = false;
-  double r_min = 0.2;      // [m]
-  double r_max = 1.1;      // [m]
-  double gain = 1000.0;    // K_s [N/m]
+  double r_min = 0.2;    // [m]
+  double r_max = 1.1;    // [m]
+  double gain = 1000.0;  // K_s [N/m]
 };
 
 // Singularity robustness (eq. 22-23): W_v = K_rob·(violation)·I inside the singular regions.
 struct SingularityRobustnessParameters {
   bool enabled = false;
-  double r_min = 0.2;   // [m]
-  double r_max = 1.1;   // [m]
-  double gain = 1.0;    // K_rob [1/m]
+  double r_min = 0.2;  // [m]
+  double r_max = 1.1;  // [m]
+  double gain = 1.0;   // K_rob [1/m]
 };
 
 // Dither: triangular velocity wave of the given peak amplitude and period, in a DITHER
@@ -292,15 +295,15 @@ struct BoundsParameters {
   double max_force = kUnbounded;   // [N]
   double max_torque = kUnbounded;  // [N·m]
   // Proximity sensor distance window (needs a proximity reading).
-  double min_proximity_distance = 0.0;        // [m]
-  double max_proximity_distance = kUnbounded;  // [m]
+  double min_proximity_distance = 0.0;                   // [m]
+  double max_proximity_distance = kUnbounded;            // [m]
   JointVector joint_limit_margin = JointVector::Zero();  // [rad] keep this far inside
-  int max_consecutive_overruns = 3;  // control-loop deadline misses in a row
-  double stop_time = 0.2;            // [s] joint velocities ramp to zero within this
+  int max_consecutive_overruns = 3;                      // control-loop deadline misses in a row
+  double stop_time = 0.2;  // [s] joint velocities ramp to zero within this
 };
 
-// Obstacle avoidance with spheres of influence (the spheres-of-influence patent). The links are capsules; each
-// link's critical point and distance to each obstacle are found every cycle
+// Obstacle avoidance with spheres of influence (the spheres-of-influence patent). The links are
+// capsules; each link's critical point and distance to each obstacle are found every cycle
 // (common/obstacles.h).
 struct ObstacleSphereParameters {
   Vector3 centre = Vector3::Zero();  // WORLD [m]

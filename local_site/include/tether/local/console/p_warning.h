@@ -1,7 +1,7 @@
 #pragma once
 
-// The operator's warning about the achieved fraction p (the constrained-optimisation patent): the share of the
-// commanded motion the remote site's resolver delivered in a cycle. p drops near joint
+// The operator's warning about the achieved fraction p (the constrained-optimisation patent): the
+// share of the commanded motion the remote site's resolver delivered in a cycle. p drops near joint
 // limits, singularities and obstacles, before anything stops, so the console says so
 // once when p falls below the task's threshold and once when it recovers, not per cycle.
 

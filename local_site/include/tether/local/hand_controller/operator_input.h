@@ -1,7 +1,7 @@
 #pragma once
 
-// The operator's teleoperation input at the ground station (the extended-task-space patent appendix): the local
-// half of eq. 32-36 and the last step of eq. 37-39.
+// The operator's teleoperation input at the ground station (the extended-task-space patent
+// appendix): the local half of eq. 32-36 and the last step of eq. 37-39.
 //
 // Motion. Each sample() reads the device and picks the increment of the mode's frame:
 //   tool mode           HH increment (eq. 32: HH ẋ_h = HH J_hc θ̇)

@@ -77,7 +77,9 @@ void ConstrainedOptimisationTaskResolver::resolve(const TaskParameters& task,
   out.achieved_fraction = last_.desired_shift.norm() > 1e-12 ? last_.p : 1.0;
   out.active_constraints = std::popcount(last_.inequalities_active);
   switch (last_.status) {
-    case ConstrainedOptimisationResult::Status::kOk: out.status = ResolverStatus::kOk; break;
+    case ConstrainedOptimisationResult::Status::kOk:
+      out.status = ResolverStatus::kOk;
+      break;
     case ConstrainedOptimisationResult::Status::kMaxIterations:
       out.status = ResolverStatus::kNotConverged;
       break;

@@ -14,12 +14,12 @@ void DlsResolver::resolve(const TaskParameters& task, const ResolverInput& in,
   out.active_constraints = 0;
   DlsStatus status = DlsStatus::kOk;
   if (in.critical_points.empty()) {
-    status = weighted_dls<kMotionDim>(*in.jacobian, task.resolver.task_weights,
-                                      in.joint_weights, in.xd, out.qd);
+    status = weighted_dls<kMotionDim>(*in.jacobian, task.resolver.task_weights, in.joint_weights,
+                                      in.xd, out.qd);
   } else {
-    const ObstacleResolution r = resolve_with_obstacles(
-        *in.jacobian, task.resolver.task_weights, in.joint_weights, in.xd, *in.state,
-        in.critical_points, in.obstacle_recovery, out.qd);
+    const ObstacleResolution r =
+        resolve_with_obstacles(*in.jacobian, task.resolver.task_weights, in.joint_weights, in.xd,
+                               *in.state, in.critical_points, in.obstacle_recovery, out.qd);
     status = r.status;
     out.active_constraints = r.active_constraints;
     const double demand = in.xd.norm();
@@ -29,9 +29,15 @@ void DlsResolver::resolve(const TaskParameters& task, const ResolverInput& in,
     }
   }
   switch (status) {
-    case DlsStatus::kOk: out.status = ResolverStatus::kOk; break;
-    case DlsStatus::kSingular: out.status = ResolverStatus::kSingular; break;
-    case DlsStatus::kNonFiniteInput: out.status = ResolverStatus::kNonFiniteInput; break;
+    case DlsStatus::kOk:
+      out.status = ResolverStatus::kOk;
+      break;
+    case DlsStatus::kSingular:
+      out.status = ResolverStatus::kSingular;
+      break;
+    case DlsStatus::kNonFiniteInput:
+      out.status = ResolverStatus::kNonFiniteInput;
+      break;
   }
 }
 

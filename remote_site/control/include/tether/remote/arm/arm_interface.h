@@ -18,13 +18,13 @@ namespace tether::remote {
 // A range/tilt proximity sensor reading, in the sensor frame L (task_parameters.h:
 // L's z points from the surface to the sensor; the beam travels along −z).
 struct ProximityReading {
-  bool valid = false;                       // false: nothing within range
-  double distance = 0.0;                    // [m] along the beam
+  bool valid = false;                         // false: nothing within range
+  double distance = 0.0;                      // [m] along the beam
   Vector3 surface_normal = Vector3::UnitZ();  // unit, L axes, pointing at the sensor
 };
 
 struct ArmState {
-  double time = 0.0;                         // [s] arm clock
+  double time = 0.0;                           // [s] arm clock
   JointVector position = JointVector::Zero();  // measured q [rad]
   JointVector velocity = JointVector::Zero();  // measured q̇ [rad/s]
   // Wrench the robot applies to its environment, about the TOOL origin in TOOL axes
@@ -44,9 +44,9 @@ struct JointCommand {
 
 enum class ArmStatus {
   kOk,
-  kNotReady,        // no state yet
+  kNotReady,  // no state yet
   kCommunicationLost,
-  kFault,           // the arm's own protection tripped
+  kFault,  // the arm's own protection tripped
 };
 
 const char* to_string(ArmStatus status);

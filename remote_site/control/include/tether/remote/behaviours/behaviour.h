@@ -1,7 +1,7 @@
 #pragma once
 
-// What every behaviour sees and produces in one control cycle (the extended-task-space patent). Behaviours are
-// small classes with preallocated state:
+// What every behaviour sees and produces in one control cycle (the extended-task-space patent).
+// Behaviours are small classes with preallocated state:
 //   void reset(const Params&, const BehaviourContext&)   at task start (may not allocate)
 //   void update(const Params&, const BehaviourContext&, BehaviourOutput&) noexcept
 // `update` adds its contribution to the output; it never clears it. Parameters are read
@@ -29,7 +29,7 @@ struct BehaviourContext {
   Frame motion_pose;       // MOTION frame in BASE, commanded joints
   double arm_angle = 0.0;  // ψ [rad], commanded joints
   Frame tool_T_motion;
-  Frame world_T_base;  // BASE in the remote WORLD frame
+  Frame world_T_base;             // BASE in the remote WORLD frame
   const ArmState* arm = nullptr;  // latest measurement
   // Compensated, filtered wrench the robot applies, about the MOTION origin in MOTION axes.
   Vector6 measured_wrench = Vector6::Zero();

@@ -1,7 +1,7 @@
 #pragma once
 
-// Dither (the extended-task-space patent): a small triangular velocity wave that keeps the tool moving in tight
-// tolerance tasks (insertion), so static friction never sets in.
+// Dither (the extended-task-space patent): a small triangular velocity wave that keeps the tool
+// moving in tight tolerance tasks (insertion), so static friction never sets in.
 //
 //   twist_D(t) = amplitude ⊙ tri(t / period)     DITHER axes, about the DITHER origin
 //   tri(s): unit peak, zero mean, period 1, tri(0) = 0 rising: 0 → 1 at s = ¼ → −1 at

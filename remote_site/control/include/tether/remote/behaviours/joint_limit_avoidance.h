@@ -1,8 +1,8 @@
 #pragma once
 
-// Joint-limit avoidance (the extended-task-space patent, eq. 18-19): a repelling joint velocity near each joint's
-// travel limits, mapped to the motion space through the composite Jacobian so it resists
-// commands (typically teleoperation) that would drive a joint into its limit.
+// Joint-limit avoidance (the extended-task-space patent, eq. 18-19): a repelling joint velocity
+// near each joint's travel limits, mapped to the motion space through the composite Jacobian so it
+// resists commands (typically teleoperation) that would drive a joint into its limit.
 //
 // For joint i with distances d_lo = q_i − lower_i and d_hi = upper_i − q_i [rad]:
 //   q̇_i = +k_i (1/d_lo − 1/zone_i)   while d_lo < zone_i   (pushes q_i up, away from lower)

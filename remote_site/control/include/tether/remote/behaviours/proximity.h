@@ -1,7 +1,7 @@
 #pragma once
 
-// Proximity (the extended-task-space patent, eq. 24-26): hold a range/tilt sensor at a reference distance from a
-// surface and aligned with it.
+// Proximity (the extended-task-space patent, eq. 24-26): hold a range/tilt sensor at a reference
+// distance from a surface and aligned with it.
 //
 // The reading (ArmState::proximity) is in the sensor frame L (tool_T_sensor): L's z axis
 // points from the surface to the sensor, the beam travels along −z, d_a is the distance

@@ -1,8 +1,8 @@
 #pragma once
 
-// Singularity avoidance (the extended-task-space patent, eq. 20-21): a virtual spring that pushes the wrist back
-// into the annulus r_min ≤ |P| ≤ r_max around the first joint, outside which the arm is
-// near its stretched (|P| large) or folded (|P| small) singular regions.
+// Singularity avoidance (the extended-task-space patent, eq. 20-21): a virtual spring that pushes
+// the wrist back into the annulus r_min ≤ |P| ≤ r_max around the first joint, outside which the arm
+// is near its stretched (|P| large) or folded (|P| small) singular regions.
 //
 // P = wrist point (the tether_wrist marker) − origin of the joint-1 frame, BASE [m]: the
 // seed's "joint-7 frame relative to joint-1 frame" for an arm whose wrist joints meet at a

@@ -1,8 +1,8 @@
 #pragma once
 
-// Singularity robustness (the extended-task-space patent, eq. 22-23): damping of the joint-velocity solve that is
-// switched on only inside the singular regions, so the resolver stays bounded there without
-// a tracking error anywhere else.
+// Singularity robustness (the extended-task-space patent, eq. 22-23): damping of the joint-velocity
+// solve that is switched on only inside the singular regions, so the resolver stays bounded there
+// without a tracking error anywhere else.
 //
 // With P = wrist − joint-1 origin (singularity_avoidance.h):
 //   W_v += K_rob (|P| − r_max)   for |P| > r_max

@@ -1,7 +1,7 @@
 #pragma once
 
-// Teleoperation input (the extended-task-space patent, eq. 14 and appendix eq. 32-36): the operator's hand
-// controller drives the MOTION frame through a virtual force F_t = B_t ẋ_h.
+// Teleoperation input (the extended-task-space patent, eq. 14 and appendix eq. 32-36): the
+// operator's hand controller drives the MOTION frame through a virtual force F_t = B_t ẋ_h.
 //
 // The ground station sends hand-controller *increments* (displacement since the previous
 // sample), numbered. Every cycle the behaviour drains the queue and sums the increments,

@@ -1,7 +1,7 @@
 #pragma once
 
-// Trajectory generator (the extended-task-space patent, eq. 3-5): x_r, ẋ_r, ẍ_r of the MOTION frame and the arm
-// angle from timed waypoints.
+// Trajectory generator (the extended-task-space patent, eq. 3-5): x_r, ẋ_r, ẍ_r of the MOTION frame
+// and the arm angle from timed waypoints.
 //
 // Between consecutive waypoints the pose moves along the quintic blend
 // s(τ) = 10τ³ − 15τ⁴ + 6τ⁵ (rest to rest, zero acceleration at both ends): translation
@@ -33,7 +33,8 @@ class TrajectoryGenerator {
 };
 
 // Spring trajectory: x_r = destination with ẋ_r = ẍ_r = 0, and the spring x_c − x_r limited
-// per component so the arm moves at a bounded, then decaying, rate (the extended-task-space patent).
+// per component so the arm moves at a bounded, then decaying, rate (the extended-task-space
+// patent).
 class SpringTrajectory {
  public:
   void reset(const SpringTrajectoryParameters& parameters, const BehaviourContext& context);

@@ -1,10 +1,10 @@
 #pragma once
 
-// Bounded behaviour execution (the extended-task-space patent): the merged behaviour is checked every cycle
-// against the bounds given with the task; leaving them stops the arm (controlled_stop.h).
-// Besides the seed's deviation, force and proximity bounds the monitor also guards the
-// joint-limit margin, loop overruns, a stalled teleoperation stream, the arm's own status
-// and any non-finite number in the cycle (fail safe on every path). The causes, their names
+// Bounded behaviour execution (the extended-task-space patent): the merged behaviour is checked
+// every cycle against the bounds given with the task; leaving them stops the arm
+// (controlled_stop.h). Besides the seed's deviation, force and proximity bounds the monitor also
+// guards the joint-limit margin, loop overruns, a stalled teleoperation stream, the arm's own
+// status and any non-finite number in the cycle (fail safe on every path). The causes, their names
 // and units are the shared vocabulary (tether/common/vocabulary.h).
 
 #include <string>
@@ -33,10 +33,10 @@ std::string describe(const BreachEvent& event);
 // Everything the monitor looks at in one cycle.
 struct BoundsInput {
   double time = 0.0;
-  Frame actual_pose;               // MOTION pose from the measured joints, BASE
+  Frame actual_pose;  // MOTION pose from the measured joints, BASE
   double actual_arm_angle = 0.0;
   bool arm_angle_valid = true;
-  Frame reference_pose;            // x_r (with the integrated velocity inputs)
+  Frame reference_pose;  // x_r (with the integrated velocity inputs)
   double reference_arm_angle = 0.0;
   Vector6 wrench = Vector6::Zero();  // compensated, MOTION origin and axes
   const ProximityReading* proximity = nullptr;

@@ -1,7 +1,7 @@
 #pragma once
 
-// The position-type input of the impedance law (the extended-task-space patent, eq. 3-6): x_r, ẋ_r, ẍ_r, plus the
-// spring-length limits of the spring trajectory.
+// The position-type input of the impedance law (the extended-task-space patent, eq. 3-6): x_r, ẋ_r,
+// ẍ_r, plus the spring-length limits of the spring trajectory.
 
 #include "tether/common/task/task_parameters.h"
 #include "tether/common/types.h"

@@ -1,7 +1,7 @@
 #pragma once
 
-// The fixed-software executor of the extended-task-space patent: one control cycle turns the latest arm state and
-// the current task parameter set into the next joint position command.
+// The fixed-software executor of the extended-task-space patent: one control cycle turns the latest
+// arm state and the current task parameter set into the next joint position command.
 //
 //   measured q, wrench ─┐
 //   commanded q_c ──────┼─► kinematics of q_c (MOTION pose x_c, ψ, composite J in MOTION axes)
@@ -63,16 +63,17 @@ struct CycleTelemetry {
   std::uint64_t task_id = 0;
   JointVector commanded_joints = JointVector::Zero();
   JointVector measured_joints = JointVector::Zero();
-  Vector3 motion_position = Vector3::Zero();  // commanded MOTION origin, BASE [m]
-  double arm_angle = 0.0;                      // commanded ψ [rad]
-  MotionVector error = MotionVector::Zero();   // x_c − x_r, MOTION axes (spring-limited)
+  Vector3 motion_position = Vector3::Zero();     // commanded MOTION origin, BASE [m]
+  double arm_angle = 0.0;                        // commanded ψ [rad]
+  MotionVector error = MotionVector::Zero();     // x_c − x_r, MOTION axes (spring-limited)
   MotionVector velocity = MotionVector::Zero();  // ẋ_c, MOTION axes
   MotionVector force = MotionVector::Zero();     // ΣF, MOTION axes
   // Compensated wrench the robot applies, MOTION origin and axes [N, N·m]; and F_r − F_a.
   Vector6 wrench = Vector6::Zero();
   Vector6 wrench_error = Vector6::Zero();
   double joint_weight = 0.0;  // W_v added by singularity robustness
-  // The resolver that ran, its status and the fraction of ẋ_c it achieved (the constrained-optimisation patent's p).
+  // The resolver that ran, its status and the fraction of ẋ_c it achieved (the
+  // constrained-optimisation patent's p).
   ResolverKind resolver = ResolverKind::kDls;
   ResolverStatus resolver_status = ResolverStatus::kOk;
   double achieved_fraction = 1.0;
@@ -101,7 +102,7 @@ struct ExecutorStatus {
   std::uint64_t task_id = 0;
   BreachEvent breach;
   ResetOutcome last_reset = ResetOutcome::kPending;
-  BreachEvent reset_refusal;  // the breach that still persisted
+  BreachEvent reset_refusal;         // the breach that still persisted
   std::uint64_t resets_handled = 0;  // reset requests answered so far
   std::uint64_t overruns = 0;
   TeleoperationCounters teleoperation;
@@ -121,8 +122,8 @@ class Executor {
   // Validates against the arm and hands the task to the loop; returns its id. Throws
   // TaskValidationError listing every problem (nothing applied), or std::logic_error while
   // the executor is stopped and not reset. `restart` = false replaces the parameters of the
-  // running task without restarting its clock and behaviours (the extended-task-space patent: reprogrammable
-  // each sample); true (or when idle) starts it from the current pose.
+  // running task without restarting its clock and behaviours (the extended-task-space patent:
+  // reprogrammable each sample); true (or when idle) starts it from the current pose.
   std::uint64_t submit(const TaskParameters& task, bool restart = true);
   // Controlled stop of whatever runs (latched like a breach), reported with `cause`.
   void request_stop(BreachCause cause = BreachCause::kOperatorStop) noexcept;

@@ -29,18 +29,18 @@ struct TaskRunOptions {
 };
 
 struct TaskRunRecord {
-  std::vector<double> time;          // [s] task time
-  std::vector<double> aux0;          // the arm's aux[0] (door angle [rad] in the door scene)
-  std::vector<double> force;         // |f| at the MOTION origin [N]
-  std::vector<double> torque;        // |τ| about the MOTION origin [N·m]
-  std::vector<MotionVector> error;   // x_c − x_r
-  std::vector<Vector6> wrench;       // compensated wrench, MOTION frame
-  std::vector<JointVector> joints;   // commanded
+  std::vector<double> time;         // [s] task time
+  std::vector<double> aux0;         // the arm's aux[0] (door angle [rad] in the door scene)
+  std::vector<double> force;        // |f| at the MOTION origin [N]
+  std::vector<double> torque;       // |τ| about the MOTION origin [N·m]
+  std::vector<MotionVector> error;  // x_c − x_r
+  std::vector<Vector6> wrench;      // compensated wrench, MOTION frame
+  std::vector<JointVector> joints;  // commanded
   std::vector<JointVector> measured_joints;
-  std::vector<MotionVector> velocity;  // ẋ_c
+  std::vector<MotionVector> velocity;   // ẋ_c
   std::vector<MotionVector> force_sum;  // ΣF
   ExecutorState final_state = ExecutorState::kIdle;
-  BreachEvent breach;                // first breach, if any
+  BreachEvent breach;  // first breach, if any
   std::uint64_t cycles = 0;
   LoopStatistics statistics;
   TeleoperationCounters teleoperation;

@@ -40,11 +40,11 @@ const char* to_string(ResolverStatus status) noexcept;
 // What every resolver sees; all pointers are valid for the duration of the call.
 struct ResolverInput {
   const KinematicModel* model = nullptr;
-  const KinematicState* state = nullptr;      // forward kinematics of q (BASE frame)
+  const KinematicState* state = nullptr;  // forward kinematics of q (BASE frame)
   // Composite Jacobian at q: rows 0-5 the MOTION frame's twist (translation about its
   // origin, rotation) in MOTION axes, row 6 the arm angle ψ.
   const CompositeJacobian* jacobian = nullptr;
-  Frame motion_pose;                              // MOTION frame in BASE
+  Frame motion_pose;  // MOTION frame in BASE
   Frame tool_T_motion;
   double arm_angle = 0.0;                         // ψ at q [rad]
   JointVector q = JointVector::Zero();            // commanded joints q_c[n] [rad]
@@ -67,8 +67,8 @@ struct ResolverInput {
 struct ResolverResult {
   JointVector qd = JointVector::Zero();  // joint velocity to command [rad/s]
   ResolverStatus status = ResolverStatus::kOk;
-  // Fraction of the commanded motion the resolver achieved (the constrained-optimisation patent's p; the others
-  // report |J q̇ − ẋ_c| through it as 1 when exact). Shown to the operator.
+  // Fraction of the commanded motion the resolver achieved (the constrained-optimisation patent's
+  // p; the others report |J q̇ − ẋ_c| through it as 1 when exact). Shown to the operator.
   double achieved_fraction = 1.0;
   int active_constraints = 0;  // obstacle or limit constraints enforced this cycle
 };

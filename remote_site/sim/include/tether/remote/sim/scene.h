@@ -8,7 +8,8 @@
 // can state their frames in TOOL coordinates:
 //
 //   kFreeSpace        the arm and its gripper, nothing else.
-//   kDoor             a hinged door whose handle the gripper holds rigidly (the extended-task-space patent, FIGS.
+//   kDoor             a hinged door whose handle the gripper holds rigidly (the extended-task-space
+//   patent, FIGS.
 //                     4-10). Its geometry is fixed in TOOL coordinates (hinge_in_tool()); the
 //                     initial TOOL x axis must point down (BASE −z) so the hinge is vertical.
 //   kWall             a stiff flat wall across the TOOL z axis, `clearance` beyond the

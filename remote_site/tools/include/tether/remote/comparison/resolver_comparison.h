@@ -6,11 +6,13 @@
 // resolver.kind and that resolver's parameters differ between the rows.
 //
 // Scenarios:
-//   door opening     the extended-task-space patent's door_force task (18 N·m about the hinge, 5 s), door scene
-//   obstacle pass    the tool slides 0.55 m sideways in 4 s past two spheres placed 9 cm
+//   door opening     the extended-task-space patent's door_force task (18 N·m about the hinge, 5
+//   s), door scene obstacle pass    the tool slides 0.55 m sideways in 4 s past two spheres placed
+//   9 cm
 //                    beside the forearm's unconstrained path (the spheres-of-influence patent)
 //   reach through a hole   the tool reaches 0.25 m along its approach axis through a ring
-//                    of eight spheres 0.15 m ahead and comes back (the SHAKE patent, problem 1, in 3-D)
+//                    of eight spheres 0.15 m ahead and comes back (the SHAKE patent, problem 1, in
+//                    3-D)
 //   closed path ×20  an octagon of radius 6 cm in the tool's x-y plane, 4 s per lap, 20 laps
 //
 // Figures per run (all from the executor's own telemetry and the simulated arm):
@@ -39,16 +41,16 @@ const char* to_string(Scenario scenario);
 const char* resolver_label(ResolverKind kind);
 
 struct ComparisonOptions {
-  std::string task_dir;    // where door_force.textproto lives; empty: the source tree's
+  std::string task_dir;  // where door_force.textproto lives; empty: the source tree's
   int closed_path_laps = 20;
 };
 
 struct ScenarioResult {
   Scenario scenario = Scenario::kDoorOpening;
   ResolverKind resolver = ResolverKind::kDls;
-  bool completed = false;   // ran to the end without a breach
-  std::string breach;       // what stopped it, if anything
-  double duration = 0.0;    // task time run [s]
+  bool completed = false;  // ran to the end without a breach
+  std::string breach;      // what stopped it, if anything
+  double duration = 0.0;   // task time run [s]
   double tracking_error = 0.0;
   double min_clearance = 0.0;
   int limit_violations = 0;
@@ -56,7 +58,7 @@ struct ScenarioResult {
   double compute_median = 0.0;
   double compute_p99 = 0.0;
   double min_achieved_fraction = 1.0;  // smallest p over the run
-  std::string outcome;      // the scenario's own figure, e.g. the door angle
+  std::string outcome;                 // the scenario's own figure, e.g. the door angle
 };
 
 // The scenario's task with `resolver` selected and configured for it.

@@ -1,8 +1,8 @@
 #pragma once
 
-// Configuration control (the configuration-control patent): the hand's six MOTION rows (rows 0-5 of the composite
-// Jacobian, weights task.resolver.task_weights[0..5], rates ẋ_c[0..5]) augmented by the rows
-// of the task's user kinematic functions (kinematic_functions.h; the arm angle enters only
+// Configuration control (the configuration-control patent): the hand's six MOTION rows (rows 0-5 of
+// the composite Jacobian, weights task.resolver.task_weights[0..5], rates ẋ_c[0..5]) augmented by
+// the rows of the task's user kinematic functions (kinematic_functions.h; the arm angle enters only
 // through a kArmAngle function, with rate ẋ_c[6]). The augmented system J_a q̇ = ẏ is solved
 // as weighted damped least squares,
 //   (J_aᵀ W J_a + W_v) q̇ = J_aᵀ W ẏ,
@@ -10,7 +10,8 @@
 // the exact inverse when the stack is square (7 rows) and W_v = 0, the weighted least-squares
 // compromise when r exceeds the redundancy. The normal equations are accumulated row by row,
 // so any number of rows costs the same memory. With obstacle avoidance in the resolver the
-// same normal equations go to constrain_with_obstacles (the spheres-of-influence patent inside the configuration-control patent).
+// same normal equations go to constrain_with_obstacles (the spheres-of-influence patent inside the
+// configuration-control patent).
 //
 // achieved_fraction: the share of the hand's demand the solution delivers,
 // clamp((J₆ q̇)·ẋ_c,6 / |ẋ_c,6|², 0, 1), 1 when the hand is asked to hold still.

@@ -1,8 +1,8 @@
 #pragma once
 
-// The user kinematic functions φ(q) of configuration control (the configuration-control patent): each one yields
-// rows J_φ (∂φ/∂q) and desired rates φ̇_d that the resolver stacks under the hand's six
-// MOTION rows. The row semantics are those of KinematicFunctionKind
+// The user kinematic functions φ(q) of configuration control (the configuration-control patent):
+// each one yields rows J_φ (∂φ/∂q) and desired rates φ̇_d that the resolver stacks under the hand's
+// six MOTION rows. The row semantics are those of KinematicFunctionKind
 // (common/task/task_parameters.h).
 //
 // A criterion C(q) to minimise (gravity torques, joint-limit proximity) or maximise

@@ -1,7 +1,7 @@
 #pragma once
 
-// Per-cycle constrained-optimisation redundancy resolver (the constrained-optimisation patent). Each sample i turns a
-// commanded end-effector shift Δx_c into the next joint position q_{i+1}:
+// Per-cycle constrained-optimisation redundancy resolver (the constrained-optimisation patent).
+// Each sample i turns a commanded end-effector shift Δx_c into the next joint position q_{i+1}:
 //
 //   1. Clamp: translation (rows 0-2, [m]) and rotation (rows 3-5, [rad]) are limited
 //      separately to Δx_max per sample, keeping their direction; the optional arm-angle row
@@ -44,16 +44,16 @@
 // singularity (dΔq/dp ∝ 1/σ_min), so any fixed w_p loses to the quadratic somewhere.
 // Mode::kWeighted is the seed's literal single objective with −w_p·p, kept for comparison.
 //
-// Method: active-set gradient projection (the constrained-optimisation patent, claim 1 d1-d7), run in up to three
-// phases (four with phase 0 above) on the same machinery: (1) from Δq = clamp(0, lo, hi), p = 0,
-// minimise ‖J Δq − p Δx_d‖² inside the box (finds a point satisfying the task rows; kInfeasible and
-// that best-effort point if none exists), then (2) max p, then (3) the quadratic. Each iteration:
-// the active constraints (task rows, bounds and rows attained) define the tangent space; the
-// gradient is projected onto it and scaled by the inverse reduced Hessian (the projected Newton
-// step; along zero-curvature directions the projected steepest descent); the step is shortened so
-// no inactive constraint is violated, and the one that blocks it becomes active. At a stationary
-// point of the tangent space the Lagrange multipliers of the active inequalities are computed; the
-// most negative one is released, or, if none is negative, the point is the minimum.
+// Method: active-set gradient projection (the constrained-optimisation patent, claim 1 d1-d7), run
+// in up to three phases (four with phase 0 above) on the same machinery: (1) from Δq = clamp(0, lo,
+// hi), p = 0, minimise ‖J Δq − p Δx_d‖² inside the box (finds a point satisfying the task rows;
+// kInfeasible and that best-effort point if none exists), then (2) max p, then (3) the quadratic.
+// Each iteration: the active constraints (task rows, bounds and rows attained) define the tangent
+// space; the gradient is projected onto it and scaled by the inverse reduced Hessian (the projected
+// Newton step; along zero-curvature directions the projected steepest descent); the step is
+// shortened so no inactive constraint is violated, and the one that blocks it becomes active. At a
+// stationary point of the tangent space the Lagrange multipliers of the active inequalities are
+// computed; the most negative one is released, or, if none is negative, the point is the minimum.
 //
 // Model/Data split as elsewhere: the Parameters are validated once (throws), every buffer
 // lives in the object, solve() allocates nothing, never throws and does not log.

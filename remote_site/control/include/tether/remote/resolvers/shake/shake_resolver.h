@@ -61,7 +61,7 @@ namespace tether::remote::shake {
 
 // Largest period/dt the ring buffer holds by default (16.4 s at 1 kHz, 328 s at 20 ms).
 inline constexpr int kShakeMaxPeriodSteps = kMaxShakePeriodSteps;  // task validation's cap
-inline constexpr double kMinClearance = 1e-3;    // c_min of φ [m]
+inline constexpr double kMinClearance = 1e-3;                      // c_min of φ [m]
 inline constexpr double kMinElbowOffset = 0.01;  // elbow circle radius / shorter arm link
 
 // The objective's terms of one configuration (see above).
