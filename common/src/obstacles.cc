@@ -42,7 +42,7 @@ std::size_t critical_points(const KinematicState& state, const LinkRadii& radii,
   for (int link = 0; link < kArmDof; ++link) {
     const Vector3& a = state.p[static_cast<std::size_t>(link)];
     const Vector3& b =
-        link + 1 < kArmDof ? state.p[static_cast<std::size_t>(link + 1)] : state.tool.p;
+        link + 1 < kArmDof ? state.p[static_cast<std::size_t>(link) + 1] : state.tool.p;
     for (std::size_t j = 0; j < count; ++j) {
       const SphereObstacle& o = obstacles[j];
       double t = 0.0;

@@ -329,7 +329,7 @@ class Loader {
     for (const auto& [name, attachment] : rigid_) {
       const auto link = model_->getLink(name);
       if (link->inertial)
-        sums[static_cast<std::size_t>(attachment.first + 1)].add(*link->inertial,
+        sums[static_cast<std::size_t>(attachment.first) + 1].add(*link->inertial,
                                                                  attachment.second);
     }
     arm.base_link_inertia = sums[0].about_com();
@@ -386,7 +386,7 @@ std::string data_path(const std::string& relative) {
                          TETHER_INSTALL_DATA_DIR};
   for (const char* root : roots) {
     if (root == nullptr || *root == '\0') continue;
-    const std::string candidate = std::string(root) + "/" + relative;
+    std::string candidate = std::string(root) + "/" + relative;
     if (std::ifstream(candidate).good()) return candidate;
   }
   throw ArmModelError("data file '" + relative +
