@@ -46,7 +46,7 @@ void require_finite(const v1::Vector3& v, const std::string& path) {
 }  // namespace
 
 Vector3 to_vector3(const v1::Vector3& v, const std::string& path, NonFinite policy) {
-  const Vector3 out = read(v);
+  Vector3 out = read(v);
   if (policy == NonFinite::kReject && !out.allFinite()) require_finite(v, path);
   return out;
 }

@@ -89,7 +89,6 @@ v1::ResolverKind from_resolver_kind(ResolverKind k) {
 namespace {
 
 using detail::finite;
-using detail::number;
 
 using google::protobuf::Descriptor;
 using google::protobuf::FieldDescriptor;

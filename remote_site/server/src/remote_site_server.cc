@@ -107,8 +107,12 @@ void set_field(v1::TaskParameters& task, const std::string& spelled, const std::
         names += (i ? ", " : "") + descriptor->field(i)->name();
       }
       throw proto::ConversionError(
-          *path, ": " + (walked.empty() ? std::string("the task") : walked.to_string()) +
-                     " has no field '" + name + "'; fields: " + names);
+          *path, std::string(": ")
+                     .append(walked.empty() ? std::string("the task") : walked.to_string())
+                     .append(" has no field '")
+                     .append(name)
+                     .append("'; fields: ")
+                     .append(names));
     }
     const FieldPath holder = walked;
     walked = walked.field(name);

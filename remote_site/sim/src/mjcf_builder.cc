@@ -298,7 +298,7 @@ std::string build_mjcf(const ArmModel& arm, const MjcfScene& s) {
     o << "\" limited=\"true\" range=\"" << lim.lower << ' ' << lim.upper << "\" armature=\""
       << armature[i] << "\" damping=\"" << damping[i] << "\"/>\n";
     const Vector3 next =
-        i + 1 < kArmDof ? arm.joints[static_cast<std::size_t>(i + 1)].origin.p : arm.tool.p;
+        i + 1 < kArmDof ? arm.joints[static_cast<std::size_t>(i) + 1].origin.p : arm.tool.p;
     link_geom(w, "arm_link_" + std::to_string(i), Vector3::Zero(), next, link_radius(i));
   }
   gripper_body(w, arm, s);

@@ -172,8 +172,8 @@ struct SimulatedArm::Impl {
 
   void proximity(ProximityReading& out) const {
     const ProximitySensorParameters& sensor = options.proximity_sensor;
-    const mjtNum* p = d->site_xpos + 3 * proximity_site;
-    const mjtNum* x = d->site_xmat + 9 * proximity_site;  // row-major
+    const mjtNum* p = d->site_xpos + 3 * static_cast<std::ptrdiff_t>(proximity_site);
+    const mjtNum* x = d->site_xmat + 9 * static_cast<std::ptrdiff_t>(proximity_site);  // row-major
     const Vector3 origin(p[0], p[1], p[2]);
     Matrix3 R;
     R << x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8];
