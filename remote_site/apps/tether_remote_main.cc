@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "scene_option.h"
 #include "tether/cli/options.h"
 #include "tether/common/task/validation.h"
 #include "tether/common/units.h"
@@ -161,10 +162,7 @@ int main(int argc, char** argv) {
   cli::ArmOptions arm_choice;
   cli::add_arm_options(app, arm_choice);
   std::string scene_name = "free";
-  app.add_option("--scene", scene_name, "free (default), door, wall, obstacles, proximity")
-      ->option_text("NAME")
-      ->check(cli::OneOf([](std::string_view name) { return scene_from_name(name).has_value(); },
-                         kSceneNames));
+  add_scene_option(app, scene_name);
   for (const char* name : {"--arm", "--base", "--tool", "--scene"}) {
     app.get_option(name)->group(arm_group);
   }

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <thread>
 
+#include "scene_option.h"
 #include "tether/cli/options.h"
 #include "tether/remote/arm_link/simarm_server.h"
 #include "tether/remote/sim/simulated_arm.h"
@@ -59,10 +60,7 @@ int main(int argc, char** argv) {
   cli::ArmOptions arm_choice;
   cli::add_arm_options(app, arm_choice);
   std::string scene_name = "free";
-  app.add_option("--scene", scene_name, "free (default), door, wall, obstacles, proximity")
-      ->option_text("NAME")
-      ->check(cli::OneOf([](std::string_view name) { return scene_from_name(name).has_value(); },
-                         kSceneNames));
+  add_scene_option(app, scene_name);
   SimArmServerOptions server_options;
   app.add_option("--bind", server_options.bind_address, "address to listen on (default 127.0.0.1)")
       ->option_text("ADDRESS")
