@@ -62,36 +62,6 @@ const char* to_string(BreachCause cause) {
   return "unknown";
 }
 
-const char* to_string(Behaviour behaviour) {
-  switch (behaviour) {
-    case Behaviour::kUnspecified:
-      return "unspecified";
-    case Behaviour::kTrajectory:
-      return "trajectory";
-    case Behaviour::kSpringTrajectory:
-      return "spring trajectory";
-    case Behaviour::kTeleoperation:
-      return "teleoperation";
-    case Behaviour::kForceControl:
-      return "force control";
-    case Behaviour::kJointLimitAvoidance:
-      return "joint-limit avoidance";
-    case Behaviour::kSingularityAvoidance:
-      return "singularity avoidance";
-    case Behaviour::kSingularityRobustness:
-      return "singularity robustness";
-    case Behaviour::kDither:
-      return "dither";
-    case Behaviour::kProximity:
-      return "proximity";
-    case Behaviour::kManipulability:
-      return "manipulability";
-    case Behaviour::kObstacleAvoidance:
-      return "obstacle avoidance";
-  }
-  return "unknown";
-}
-
 const char* to_string(ResolverKind kind) {
   switch (kind) {
     case ResolverKind::kDls:
@@ -134,22 +104,6 @@ const char* unit_of(BreachCause cause) {
       return "";
   }
   return "";
-}
-
-std::vector<Behaviour> enabled_behaviours(const TaskParameters& task) {
-  std::vector<Behaviour> b;
-  if (task.trajectory.enabled) b.push_back(Behaviour::kTrajectory);
-  if (task.spring_trajectory.enabled) b.push_back(Behaviour::kSpringTrajectory);
-  if (task.teleoperation.enabled) b.push_back(Behaviour::kTeleoperation);
-  if (task.force_control.enabled) b.push_back(Behaviour::kForceControl);
-  if (task.joint_limit_avoidance.enabled) b.push_back(Behaviour::kJointLimitAvoidance);
-  if (task.singularity_avoidance.enabled) b.push_back(Behaviour::kSingularityAvoidance);
-  if (task.singularity_robustness.enabled) b.push_back(Behaviour::kSingularityRobustness);
-  if (task.dither.enabled) b.push_back(Behaviour::kDither);
-  if (task.proximity.enabled) b.push_back(Behaviour::kProximity);
-  if (task.manipulability.enabled) b.push_back(Behaviour::kManipulability);
-  if (task.obstacle_avoidance.enabled) b.push_back(Behaviour::kObstacleAvoidance);
-  return b;
 }
 
 }  // namespace tether

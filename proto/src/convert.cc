@@ -5,6 +5,7 @@
 
 #include "conversion_helpers.h"
 #include "tether/common/units.h"
+#include "tether/remote/behaviours/list.h"
 #include "tether/v1/remote_site.pb.h"
 
 namespace tether::proto {
@@ -310,32 +311,18 @@ v1::BreachCause from_breach_cause(BreachCause cause) {
   return v1::BREACH_CAUSE_NONE;
 }
 
+// One case per entry of the list of behaviours (list.h), which names each one's wire value
+// BEHAVIOUR_<ENUM>: an entry without one does not compile.
+
 Behaviour to_behaviour(v1::Behaviour behaviour, const std::string& path) {
   switch (behaviour) {
     case v1::BEHAVIOUR_UNSPECIFIED:
       return Behaviour::kUnspecified;
-    case v1::BEHAVIOUR_TRAJECTORY:
-      return Behaviour::kTrajectory;
-    case v1::BEHAVIOUR_SPRING_TRAJECTORY:
-      return Behaviour::kSpringTrajectory;
-    case v1::BEHAVIOUR_TELEOPERATION:
-      return Behaviour::kTeleoperation;
-    case v1::BEHAVIOUR_FORCE_CONTROL:
-      return Behaviour::kForceControl;
-    case v1::BEHAVIOUR_JOINT_LIMIT_AVOIDANCE:
-      return Behaviour::kJointLimitAvoidance;
-    case v1::BEHAVIOUR_SINGULARITY_AVOIDANCE:
-      return Behaviour::kSingularityAvoidance;
-    case v1::BEHAVIOUR_SINGULARITY_ROBUSTNESS:
-      return Behaviour::kSingularityRobustness;
-    case v1::BEHAVIOUR_DITHER:
-      return Behaviour::kDither;
-    case v1::BEHAVIOUR_PROXIMITY:
-      return Behaviour::kProximity;
-    case v1::BEHAVIOUR_MANIPULABILITY:
-      return Behaviour::kManipulability;
-    case v1::BEHAVIOUR_OBSTACLE_AVOIDANCE:
-      return Behaviour::kObstacleAvoidance;
+#define TETHER_TO_BEHAVIOUR(field, Name, ENUM, label) \
+  case v1::BEHAVIOUR_##ENUM:                          \
+    return Behaviour::k##Name;
+      TETHER_BEHAVIOURS(TETHER_TO_BEHAVIOUR)
+#undef TETHER_TO_BEHAVIOUR
     default:
       break;
   }
@@ -346,28 +333,11 @@ v1::Behaviour from_behaviour(Behaviour behaviour) {
   switch (behaviour) {
     case Behaviour::kUnspecified:
       return v1::BEHAVIOUR_UNSPECIFIED;
-    case Behaviour::kTrajectory:
-      return v1::BEHAVIOUR_TRAJECTORY;
-    case Behaviour::kSpringTrajectory:
-      return v1::BEHAVIOUR_SPRING_TRAJECTORY;
-    case Behaviour::kTeleoperation:
-      return v1::BEHAVIOUR_TELEOPERATION;
-    case Behaviour::kForceControl:
-      return v1::BEHAVIOUR_FORCE_CONTROL;
-    case Behaviour::kJointLimitAvoidance:
-      return v1::BEHAVIOUR_JOINT_LIMIT_AVOIDANCE;
-    case Behaviour::kSingularityAvoidance:
-      return v1::BEHAVIOUR_SINGULARITY_AVOIDANCE;
-    case Behaviour::kSingularityRobustness:
-      return v1::BEHAVIOUR_SINGULARITY_ROBUSTNESS;
-    case Behaviour::kDither:
-      return v1::BEHAVIOUR_DITHER;
-    case Behaviour::kProximity:
-      return v1::BEHAVIOUR_PROXIMITY;
-    case Behaviour::kManipulability:
-      return v1::BEHAVIOUR_MANIPULABILITY;
-    case Behaviour::kObstacleAvoidance:
-      return v1::BEHAVIOUR_OBSTACLE_AVOIDANCE;
+#define TETHER_FROM_BEHAVIOUR(field, Name, ENUM, label) \
+  case Behaviour::k##Name:                              \
+    return v1::BEHAVIOUR_##ENUM;
+      TETHER_BEHAVIOURS(TETHER_FROM_BEHAVIOUR)
+#undef TETHER_FROM_BEHAVIOUR
   }
   return v1::BEHAVIOUR_UNSPECIFIED;
 }

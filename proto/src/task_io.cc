@@ -9,7 +9,6 @@
 #include <cctype>
 #include <cerrno>
 #include <climits>
-#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -17,9 +16,11 @@
 #include <utility>
 #include <vector>
 
+#include "behaviours/behaviour_conversions.h"
 #include "conversion_helpers.h"
-#include "tether/common/task/validation.h"
 #include "tether/proto/convert.h"
+#include "tether/remote/task/validation.h"
+#include "tether/v1/behaviours/teleoperation.pb.h"
 #include "tether/v1/task.pb.h"
 
 namespace tether::proto {
@@ -89,20 +90,14 @@ v1::ResolverKind from_resolver_kind(ResolverKind k) {
 namespace {
 
 using detail::finite;
+using detail::limit;
+using detail::write_frame_if_not_identity;
 
 using google::protobuf::Descriptor;
 using google::protobuf::FieldDescriptor;
 using google::protobuf::TextFormat;
 
 // ---- message -> domain ------------------------------------------------------------------
-
-// A bound: +infinity means none (as when the field is absent); NaN is never a bound.
-double limit(double v, const std::string& path) {
-  if (std::isnan(v)) {
-    throw ConversionError(path, " = nan: must be a number (leave the field out for no bound)");
-  }
-  return v;
-}
 
 Formulation to_formulation(v1::Formulation f, const std::string& path) {
   switch (f) {
@@ -118,27 +113,6 @@ Formulation to_formulation(v1::Formulation f, const std::string& path) {
   throw ConversionError(
       path, " = " + std::to_string(static_cast<int>(f)) +
                 ": unknown value; use FORMULATION_ACCELERATION or FORMULATION_VELOCITY");
-}
-
-InputKind to_input(v1::InputKind k, InputKind default_kind, const std::string& path) {
-  switch (k) {
-    case v1::INPUT_KIND_UNSPECIFIED:
-      return default_kind;
-    case v1::INPUT_KIND_VELOCITY:
-      return InputKind::kVelocity;
-    case v1::INPUT_KIND_FORCE:
-      return InputKind::kForce;
-    default:
-      break;
-  }
-  throw ConversionError(path, " = " + std::to_string(static_cast<int>(k)) +
-                                  ": unknown value; use INPUT_KIND_VELOCITY or INPUT_KIND_FORCE");
-}
-
-Vector3 to_axis_limits(const v1::AxisLimits& l, const std::string& path) {
-  return Vector3(l.has_x() ? limit(l.x(), path + ".x") : kUnbounded,
-                 l.has_y() ? limit(l.y(), path + ".y") : kUnbounded,
-                 l.has_z() ? limit(l.z(), path + ".z") : kUnbounded);
 }
 
 ImpedanceParameters to_impedance(const v1::ImpedanceParameters& m) {
@@ -331,161 +305,6 @@ WrenchSensorParameters to_wrench_sensor(const v1::WrenchSensorParameters& m) {
   return p;
 }
 
-TrajectoryParameters to_trajectory(const v1::TrajectoryParameters& m) {
-  TrajectoryParameters p;
-  p.enabled = m.enabled();
-  if (m.has_relative()) p.relative = m.relative();
-  p.waypoints.reserve(static_cast<std::size_t>(m.waypoints_size()));
-  for (int i = 0; i < m.waypoints_size(); ++i) {
-    const v1::Waypoint& w = m.waypoints(i);
-    const std::string path = FieldPath("trajectory.waypoints").element(i).to_string();
-    Waypoint waypoint;
-    waypoint.time = finite(w.time_s(), path + ".time_s");
-    if (w.has_pose()) waypoint.pose = to_frame(w.pose(), path + ".pose");
-    waypoint.arm_angle = finite(w.arm_angle_rad(), path + ".arm_angle_rad");
-    p.waypoints.push_back(waypoint);
-  }
-  return p;
-}
-
-SpringTrajectoryParameters to_spring_trajectory(const v1::SpringTrajectoryParameters& m) {
-  SpringTrajectoryParameters p;
-  p.enabled = m.enabled();
-  if (m.has_relative()) p.relative = m.relative();
-  if (m.has_destination()) {
-    p.destination = to_frame(m.destination(), "spring_trajectory.destination");
-  }
-  p.arm_angle = finite(m.arm_angle_rad(), "spring_trajectory.arm_angle_rad");
-  if (m.has_max_translation()) {
-    p.max_translation = to_axis_limits(m.max_translation(), "spring_trajectory.max_translation");
-  }
-  if (m.has_max_rotation_rad()) {
-    p.max_rotation = limit(m.max_rotation_rad(), "spring_trajectory.max_rotation_rad");
-  }
-  if (m.has_max_arm_angle_rad()) {
-    p.max_arm_angle = limit(m.max_arm_angle_rad(), "spring_trajectory.max_arm_angle_rad");
-  }
-  return p;
-}
-
-TeleoperationParameters to_teleoperation(const v1::TeleoperationParameters& m) {
-  TeleoperationParameters p;
-  p.enabled = m.enabled();
-  p.mode = to_teleop_mode(m.mode(), "teleoperation.mode");
-  if (m.has_gain()) p.gain = to_motion_vector(m.gain(), "teleoperation.gain");
-  if (m.has_tool_t_teleop()) {
-    p.tool_T_teleop = to_frame(m.tool_t_teleop(), "teleoperation.tool_T_teleop");
-  }
-  if (m.has_teleop_r_handle()) {
-    p.teleop_R_handle = to_rotation(m.teleop_r_handle(), "teleoperation.teleop_R_handle");
-  }
-  if (m.has_world_r_hc_base()) {
-    p.world_R_hc_base = to_rotation(m.world_r_hc_base(), "teleoperation.world_R_hc_base");
-  }
-  if (m.has_screen_r_hc_base()) {
-    p.screen_R_hc_base = to_rotation(m.screen_r_hc_base(), "teleoperation.screen_R_hc_base");
-  }
-  if (m.has_world_r_eye()) {
-    p.world_R_eye = to_rotation(m.world_r_eye(), "teleoperation.world_R_eye");
-  }
-  if (m.has_stall_timeout_s()) {
-    p.stall_timeout = finite(m.stall_timeout_s(), "teleoperation.stall_timeout_s");
-  }
-  return p;
-}
-
-ForceControlParameters to_force_control(const v1::ForceControlParameters& m) {
-  ForceControlParameters p;
-  p.enabled = m.enabled();
-  if (m.has_reference_wrench()) {
-    p.reference_wrench = to_wrench(m.reference_wrench(), "force_control.reference_wrench");
-  }
-  return p;
-}
-
-JointLimitAvoidanceParameters to_joint_limit_avoidance(const v1::JointLimitAvoidanceParameters& m) {
-  JointLimitAvoidanceParameters p;
-  p.enabled = m.enabled();
-  if (m.has_zone()) p.zone = to_joint_vector(m.zone(), "joint_limit_avoidance.zone");
-  if (m.has_gain()) p.gain = to_joint_vector(m.gain(), "joint_limit_avoidance.gain");
-  p.input = to_input(m.input(), p.input, "joint_limit_avoidance.input");
-  if (m.has_damping()) {
-    p.damping = to_motion_vector(m.damping(), "joint_limit_avoidance.damping");
-  }
-  return p;
-}
-
-template <typename Domain, typename Message>
-Domain to_singularity(const Message& m, const std::string& section) {
-  Domain p;
-  p.enabled = m.enabled();
-  if (m.has_r_min_m()) p.r_min = finite(m.r_min_m(), section + ".r_min_m");
-  if (m.has_r_max_m()) p.r_max = finite(m.r_max_m(), section + ".r_max_m");
-  if (m.has_gain()) p.gain = finite(m.gain(), section + ".gain");
-  return p;
-}
-
-DitherParameters to_dither(const v1::DitherParameters& m) {
-  DitherParameters p;
-  p.enabled = m.enabled();
-  if (m.has_amplitude()) p.amplitude = to_twist(m.amplitude(), "dither.amplitude");
-  if (m.has_period_s()) p.period = finite(m.period_s(), "dither.period_s");
-  if (m.has_motion_t_dither()) {
-    p.motion_T_dither = to_frame(m.motion_t_dither(), "dither.motion_T_dither");
-  }
-  p.input = to_input(m.input(), p.input, "dither.input");
-  if (m.has_damping()) p.damping = to_motion_vector(m.damping(), "dither.damping");
-  return p;
-}
-
-ProximityParameters to_proximity(const v1::ProximityParameters& m) {
-  ProximityParameters p;
-  p.enabled = m.enabled();
-  if (m.has_reference_distance_m()) {
-    p.reference_distance = finite(m.reference_distance_m(), "proximity.reference_distance_m");
-  }
-  if (m.has_distance_gain()) {
-    p.distance_gain = finite(m.distance_gain(), "proximity.distance_gain");
-  }
-  if (m.has_tilt_gain()) p.tilt_gain = finite(m.tilt_gain(), "proximity.tilt_gain");
-  if (m.has_tool_t_sensor()) {
-    p.tool_T_sensor = to_frame(m.tool_t_sensor(), "proximity.tool_T_sensor");
-  }
-  p.input = to_input(m.input(), p.input, "proximity.input");
-  if (m.has_damping()) p.damping = to_motion_vector(m.damping(), "proximity.damping");
-  return p;
-}
-
-ManipulabilityParameters to_manipulability(const v1::ManipulabilityParameters& m) {
-  ManipulabilityParameters p;
-  p.enabled = m.enabled();
-  if (m.has_gain()) p.gain = finite(m.gain(), "manipulability.gain");
-  p.input = to_input(m.input(), p.input, "manipulability.input");
-  if (m.has_damping()) p.damping = finite(m.damping(), "manipulability.damping");
-  return p;
-}
-
-ObstacleAvoidanceParameters to_obstacle_avoidance(const v1::ObstacleAvoidanceParameters& m) {
-  ObstacleAvoidanceParameters p;
-  p.enabled = m.enabled();
-  for (int k = 0; k < m.obstacles_size(); ++k) {
-    const std::string path = FieldPath("obstacle_avoidance.obstacles").element(k).to_string();
-    const v1::SphereObstacle& o = m.obstacles(k);
-    ObstacleSphereParameters sphere;
-    sphere.centre = to_vector3(o.centre(), path + ".centre");
-    sphere.radius = finite(o.radius_m(), path + ".radius_m");
-    if (o.has_influence_m()) sphere.influence = finite(o.influence_m(), path + ".influence_m");
-    p.obstacles.push_back(sphere);
-  }
-  if (m.has_link_radius()) {
-    p.link_radius = to_joint_vector(m.link_radius(), "obstacle_avoidance.link_radius");
-  }
-  if (m.has_constrain_resolver()) p.constrain_resolver = m.constrain_resolver();
-  if (m.has_recovery()) p.recovery = finite(m.recovery(), "obstacle_avoidance.recovery");
-  p.behaviour_gain = finite(m.behaviour_gain(), "obstacle_avoidance.behaviour_gain");
-  return p;
-}
-
 BoundsParameters to_bounds(const v1::BoundsParameters& m) {
   BoundsParameters p;
   if (m.has_max_translation_deviation_m()) {
@@ -519,52 +338,6 @@ BoundsParameters to_bounds(const v1::BoundsParameters& m) {
 // ---- domain -> message ------------------------------------------------------------------
 // Only values that differ from the domain defaults are written. NaN differs from every
 // default, so it is written too, and rejected when read back.
-
-bool is_rotation(const Matrix3& R) {
-  return R.allFinite() &&
-         (R * R.transpose() - Matrix3::Identity()).cwiseAbs().maxCoeff() <= kRotationTolerance &&
-         std::abs(R.determinant() - 1.0) <= kRotationTolerance;
-}
-
-// A proper rotation travels as a quaternion (w ≥ 0); anything else as its matrix, so that
-// converting back reports the problem instead of silently projecting it onto SO(3).
-void write_rotation(const Matrix3& R, v1::Rotation* out) {
-  if (is_rotation(R)) {
-    Eigen::Quaterniond q(R);
-    if (q.w() < 0.0) q.coeffs() = -q.coeffs();
-    auto* quat = out->mutable_quaternion();
-    quat->set_w(q.w());
-    quat->set_x(q.x());
-    quat->set_y(q.y());
-    quat->set_z(q.z());
-    return;
-  }
-  auto* rows = out->mutable_matrix()->mutable_rows();
-  for (int i = 0; i < 9; ++i) rows->Add(R(i / 3, i % 3));
-}
-
-template <typename SetRotation>
-void write_rotation_if_not_identity(const Matrix3& R, SetRotation mutable_rotation) {
-  if (R != Matrix3::Identity()) write_rotation(R, mutable_rotation());
-}
-
-template <typename MutablePose>
-void write_frame_if_not_identity(const Frame& f, MutablePose mutable_pose) {
-  if (f.R == Matrix3::Identity() && f.p == Vector3::Zero()) return;
-  v1::Pose* pose = mutable_pose();
-  if (f.p != Vector3::Zero()) from_vector3(f.p, pose->mutable_position());
-  if (f.R != Matrix3::Identity()) write_rotation(f.R, pose->mutable_rotation());
-}
-
-void write_axis_limits(const Vector3& v, v1::AxisLimits* out) {
-  if (v.x() != kUnbounded) out->set_x(v.x());
-  if (v.y() != kUnbounded) out->set_y(v.y());
-  if (v.z() != kUnbounded) out->set_z(v.z());
-}
-
-v1::InputKind from_input(InputKind k) {
-  return k == InputKind::kForce ? v1::INPUT_KIND_FORCE : v1::INPUT_KIND_VELOCITY;
-}
 
 void write_impedance(const ImpedanceParameters& p, v1::TaskParameters* out) {
   const ImpedanceParameters d;
@@ -679,132 +452,6 @@ void write_wrench_sensor(const WrenchSensorParameters& p, v1::TaskParameters* ou
   if (p.zero_on_start != d.zero_on_start) {
     out->mutable_wrench_sensor()->set_zero_on_start(p.zero_on_start);
   }
-}
-
-void write_trajectory(const TrajectoryParameters& p, v1::TaskParameters* out) {
-  const TrajectoryParameters d;
-  if (p.enabled != d.enabled) out->mutable_trajectory()->set_enabled(p.enabled);
-  if (p.relative != d.relative) out->mutable_trajectory()->set_relative(p.relative);
-  for (const Waypoint& w : p.waypoints) {
-    v1::Waypoint* m = out->mutable_trajectory()->add_waypoints();
-    m->set_time_s(w.time);
-    write_frame_if_not_identity(w.pose, [m] { return m->mutable_pose(); });
-    m->set_arm_angle_rad(w.arm_angle);
-  }
-}
-
-void write_spring_trajectory(const SpringTrajectoryParameters& p, v1::TaskParameters* out) {
-  const SpringTrajectoryParameters d;
-  const auto m = [out] { return out->mutable_spring_trajectory(); };
-  if (p.enabled != d.enabled) m()->set_enabled(p.enabled);
-  if (p.relative != d.relative) m()->set_relative(p.relative);
-  write_frame_if_not_identity(p.destination, [&m] { return m()->mutable_destination(); });
-  if (p.arm_angle != d.arm_angle) m()->set_arm_angle_rad(p.arm_angle);
-  if (p.max_translation != d.max_translation) {
-    write_axis_limits(p.max_translation, m()->mutable_max_translation());
-  }
-  if (p.max_rotation != d.max_rotation) m()->set_max_rotation_rad(p.max_rotation);
-  if (p.max_arm_angle != d.max_arm_angle) m()->set_max_arm_angle_rad(p.max_arm_angle);
-}
-
-void write_teleoperation(const TeleoperationParameters& p, v1::TaskParameters* out) {
-  const TeleoperationParameters d;
-  const auto m = [out] { return out->mutable_teleoperation(); };
-  if (p.enabled != d.enabled) m()->set_enabled(p.enabled);
-  if (p.mode != d.mode) {
-    m()->set_mode(from_teleop_mode(p.mode));
-  }
-  if (p.gain != d.gain) from_motion_vector(p.gain, m()->mutable_gain());
-  write_frame_if_not_identity(p.tool_T_teleop, [&m] { return m()->mutable_tool_t_teleop(); });
-  write_rotation_if_not_identity(p.teleop_R_handle,
-                                 [&m] { return m()->mutable_teleop_r_handle(); });
-  write_rotation_if_not_identity(p.world_R_hc_base,
-                                 [&m] { return m()->mutable_world_r_hc_base(); });
-  write_rotation_if_not_identity(p.screen_R_hc_base,
-                                 [&m] { return m()->mutable_screen_r_hc_base(); });
-  write_rotation_if_not_identity(p.world_R_eye, [&m] { return m()->mutable_world_r_eye(); });
-  if (p.stall_timeout != d.stall_timeout) m()->set_stall_timeout_s(p.stall_timeout);
-}
-
-void write_force_control(const ForceControlParameters& p, v1::TaskParameters* out) {
-  const ForceControlParameters d;
-  if (p.enabled != d.enabled) out->mutable_force_control()->set_enabled(p.enabled);
-  if (p.reference_wrench != d.reference_wrench) {
-    from_wrench(p.reference_wrench, out->mutable_force_control()->mutable_reference_wrench());
-  }
-}
-
-void write_joint_limit_avoidance(const JointLimitAvoidanceParameters& p, v1::TaskParameters* out) {
-  const JointLimitAvoidanceParameters d;
-  const auto m = [out] { return out->mutable_joint_limit_avoidance(); };
-  if (p.enabled != d.enabled) m()->set_enabled(p.enabled);
-  if (p.zone != d.zone) from_joint_vector(p.zone, m()->mutable_zone());
-  if (p.gain != d.gain) from_joint_vector(p.gain, m()->mutable_gain());
-  if (p.input != d.input) m()->set_input(from_input(p.input));
-  if (p.damping != d.damping) from_motion_vector(p.damping, m()->mutable_damping());
-}
-
-template <typename Domain, typename Mutable>
-void write_singularity(const Domain& p, Mutable m) {
-  const Domain d;
-  if (p.enabled != d.enabled) m()->set_enabled(p.enabled);
-  if (p.r_min != d.r_min) m()->set_r_min_m(p.r_min);
-  if (p.r_max != d.r_max) m()->set_r_max_m(p.r_max);
-  if (p.gain != d.gain) m()->set_gain(p.gain);
-}
-
-void write_dither(const DitherParameters& p, v1::TaskParameters* out) {
-  const DitherParameters d;
-  const auto m = [out] { return out->mutable_dither(); };
-  if (p.enabled != d.enabled) m()->set_enabled(p.enabled);
-  if (p.amplitude != d.amplitude) from_twist(p.amplitude, m()->mutable_amplitude());
-  if (p.period != d.period) m()->set_period_s(p.period);
-  write_frame_if_not_identity(p.motion_T_dither, [&m] { return m()->mutable_motion_t_dither(); });
-  if (p.input != d.input) m()->set_input(from_input(p.input));
-  if (p.damping != d.damping) from_motion_vector(p.damping, m()->mutable_damping());
-}
-
-void write_proximity(const ProximityParameters& p, v1::TaskParameters* out) {
-  const ProximityParameters d;
-  const auto m = [out] { return out->mutable_proximity(); };
-  if (p.enabled != d.enabled) m()->set_enabled(p.enabled);
-  if (p.reference_distance != d.reference_distance) {
-    m()->set_reference_distance_m(p.reference_distance);
-  }
-  if (p.distance_gain != d.distance_gain) m()->set_distance_gain(p.distance_gain);
-  if (p.tilt_gain != d.tilt_gain) m()->set_tilt_gain(p.tilt_gain);
-  write_frame_if_not_identity(p.tool_T_sensor, [&m] { return m()->mutable_tool_t_sensor(); });
-  if (p.input != d.input) m()->set_input(from_input(p.input));
-  if (p.damping != d.damping) from_motion_vector(p.damping, m()->mutable_damping());
-}
-
-void write_manipulability(const ManipulabilityParameters& p, v1::TaskParameters* out) {
-  const ManipulabilityParameters d;
-  const auto m = [out] { return out->mutable_manipulability(); };
-  if (p.enabled != d.enabled) m()->set_enabled(p.enabled);
-  if (p.gain != d.gain) m()->set_gain(p.gain);
-  if (p.input != d.input) m()->set_input(from_input(p.input));
-  if (p.damping != d.damping) m()->set_damping(p.damping);
-}
-
-void write_obstacle_avoidance(const ObstacleAvoidanceParameters& p, v1::TaskParameters* out) {
-  const ObstacleAvoidanceParameters d;
-  const auto m = [out] { return out->mutable_obstacle_avoidance(); };
-  if (p.enabled != d.enabled) m()->set_enabled(p.enabled);
-  for (const ObstacleSphereParameters& sphere : p.obstacles) {
-    v1::SphereObstacle* o = m()->add_obstacles();
-    from_vector3(sphere.centre, o->mutable_centre());
-    if (sphere.radius != 0.0) o->set_radius_m(sphere.radius);
-    if (sphere.influence != ObstacleSphereParameters{}.influence) {
-      o->set_influence_m(sphere.influence);
-    }
-  }
-  if (p.link_radius != d.link_radius) from_joint_vector(p.link_radius, m()->mutable_link_radius());
-  if (p.constrain_resolver != d.constrain_resolver) {
-    m()->set_constrain_resolver(p.constrain_resolver);
-  }
-  if (p.recovery != d.recovery) m()->set_recovery(p.recovery);
-  if (p.behaviour_gain != d.behaviour_gain) m()->set_behaviour_gain(p.behaviour_gain);
 }
 
 void write_bounds(const BoundsParameters& p, v1::TaskParameters* out) {
@@ -1151,19 +798,10 @@ TaskParameters to_task(const v1::TaskParameters& m) {
   t.impedance = to_impedance(m.impedance());
   t.resolver = to_resolver(m.resolver());
   t.wrench_sensor = to_wrench_sensor(m.wrench_sensor());
-  t.trajectory = to_trajectory(m.trajectory());
-  t.spring_trajectory = to_spring_trajectory(m.spring_trajectory());
-  t.teleoperation = to_teleoperation(m.teleoperation());
-  t.force_control = to_force_control(m.force_control());
-  t.joint_limit_avoidance = to_joint_limit_avoidance(m.joint_limit_avoidance());
-  t.singularity_avoidance = to_singularity<SingularityAvoidanceParameters>(
-      m.singularity_avoidance(), "singularity_avoidance");
-  t.singularity_robustness = to_singularity<SingularityRobustnessParameters>(
-      m.singularity_robustness(), "singularity_robustness");
-  t.dither = to_dither(m.dither());
-  t.proximity = to_proximity(m.proximity());
-  t.manipulability = to_manipulability(m.manipulability());
-  t.obstacle_avoidance = to_obstacle_avoidance(m.obstacle_avoidance());
+  // Every behaviour's section (behaviours/<field>.cc), in the order of the list.
+#define TETHER_READ(field, Name, ENUM, label) read_parameters(m.field(), t.field);
+  TETHER_BEHAVIOURS(TETHER_READ)
+#undef TETHER_READ
   t.bounds = to_bounds(m.bounds());
   return t;
 }
@@ -1181,17 +819,11 @@ v1::TaskParameters from_task(const TaskParameters& t) {
   write_impedance(t.impedance, &m);
   write_resolver(t.resolver, &m);
   write_wrench_sensor(t.wrench_sensor, &m);
-  write_trajectory(t.trajectory, &m);
-  write_spring_trajectory(t.spring_trajectory, &m);
-  write_teleoperation(t.teleoperation, &m);
-  write_force_control(t.force_control, &m);
-  write_joint_limit_avoidance(t.joint_limit_avoidance, &m);
-  write_singularity(t.singularity_avoidance, [&m] { return m.mutable_singularity_avoidance(); });
-  write_singularity(t.singularity_robustness, [&m] { return m.mutable_singularity_robustness(); });
-  write_dither(t.dither, &m);
-  write_proximity(t.proximity, &m);
-  write_manipulability(t.manipulability, &m);
-  write_obstacle_avoidance(t.obstacle_avoidance, &m);
+  // Every behaviour's section (behaviours/<field>.cc); protobuf writes fields in the order
+  // of their numbers whatever the order here.
+#define TETHER_WRITE(field, Name, ENUM, label) write_parameters(t.field, m);
+  TETHER_BEHAVIOURS(TETHER_WRITE)
+#undef TETHER_WRITE
   write_bounds(t.bounds, &m);
   return m;
 }

@@ -13,7 +13,6 @@
 
 #include "scene_option.h"
 #include "tether/cli/options.h"
-#include "tether/common/task/validation.h"
 #include "tether/common/units.h"
 #include "tether/proto/convert.h"
 #include "tether/proto/task_io.h"
@@ -22,6 +21,7 @@
 #include "tether/remote/report/plot.h"
 #include "tether/remote/server/remote_site_server.h"
 #include "tether/remote/sim/simulated_arm.h"
+#include "tether/remote/task/validation.h"
 
 namespace {
 

@@ -35,7 +35,6 @@ void expect_distinct_names(Enum last) {
 TEST(Vocabulary, EveryEnumeratorHasItsOwnName) {
   expect_distinct_names(ExecutorState::kStopped);
   expect_distinct_names(BreachCause::kGroundLinkLost);
-  expect_distinct_names(Behaviour::kObstacleAvoidance);
   expect_distinct_names(ResolverKind::kShake);
 }
 
@@ -46,7 +45,6 @@ TEST(Vocabulary, NamesAreTheOnesOperatorsRead) {
   EXPECT_STREQ(to_string(BreachCause::kLoopOverrun), "control-loop overrun");
   EXPECT_STREQ(to_string(BreachCause::kTeleoperationStalled), "teleoperation stream stalled");
   EXPECT_STREQ(to_string(BreachCause::kJointLimitMargin), "joint-limit margin");
-  EXPECT_STREQ(to_string(Behaviour::kJointLimitAvoidance), "joint-limit avoidance");
   EXPECT_STREQ(to_string(ResolverKind::kConstrainedOptimisation), "constrained optimisation");
 }
 
@@ -64,30 +62,6 @@ TEST(Vocabulary, BreachUnitsFollowTheMeasuredQuantity) {
                         BreachCause::kDeadmanReleased, BreachCause::kGroundLinkLost}) {
     EXPECT_STREQ(unit_of(c), "") << to_string(c);
   }
-}
-
-TEST(Vocabulary, EnabledBehavioursFollowTheTaskSectionsInOrder) {
-  TaskParameters task;
-  EXPECT_TRUE(enabled_behaviours(task).empty());
-  task.obstacle_avoidance.enabled = true;
-  task.force_control.enabled = true;
-  task.trajectory.enabled = true;
-  EXPECT_EQ(enabled_behaviours(task),
-            (std::vector<Behaviour>{Behaviour::kTrajectory, Behaviour::kForceControl,
-                                    Behaviour::kObstacleAvoidance}));
-
-  // One behaviour per section: all of them enabled name every behaviour but kUnspecified.
-  task.spring_trajectory.enabled = true;
-  task.teleoperation.enabled = true;
-  task.joint_limit_avoidance.enabled = true;
-  task.singularity_avoidance.enabled = true;
-  task.singularity_robustness.enabled = true;
-  task.dither.enabled = true;
-  task.proximity.enabled = true;
-  task.manipulability.enabled = true;
-  std::vector<Behaviour> every = up_to(Behaviour::kObstacleAvoidance);
-  every.erase(every.begin());  // kUnspecified
-  EXPECT_EQ(enabled_behaviours(task), every);
 }
 
 }  // namespace

@@ -16,7 +16,6 @@
 
 #include "tether/cli/options.h"
 #include "tether/common/kinematics.h"
-#include "tether/common/task/validation.h"
 #include "tether/common/units.h"
 #include "tether/local/console/p_warning.h"
 #include "tether/local/console/preview.h"
@@ -26,6 +25,7 @@
 #include "tether/proto/convert.h"
 #include "tether/proto/task_io.h"
 #include "tether/remote/sim/scene.h"
+#include "tether/remote/task/validation.h"
 
 namespace tether::local::console {
 namespace {

@@ -18,9 +18,9 @@
 #include "task_store.h"
 #include "telemetry_hub.h"
 #include "tether/common/task/field_path.h"
-#include "tether/common/task/validation.h"
 #include "tether/proto/convert.h"
 #include "tether/proto/task_io.h"
+#include "tether/remote/task/validation.h"
 #include "tether/v1/remote_site.grpc.pb.h"
 #include "wire.h"
 

@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "tether/common/task/validation.h"
 #include "tether/proto/task_io.h"
+#include "tether/remote/task/validation.h"
 
 namespace tether::remote::server {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "tether/common/kinematics.h"
-#include "tether/common/task/task_parameters.h"
+#include "tether/remote/task/task_parameters.h"
 
 namespace tether::remote::server {
 

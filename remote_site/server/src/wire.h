@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "tether/common/task/task_parameters.h"
-#include "tether/remote/behaviours/teleoperation.h"
+#include "tether/remote/behaviours/teleoperation/teleoperation.h"
 #include "tether/remote/loop/executor.h"
+#include "tether/remote/task/task_parameters.h"
 #include "tether/v1/remote_site.pb.h"
 
 namespace tether::remote::server {

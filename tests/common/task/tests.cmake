@@ -1,2 +1,1 @@
-tether_add_test(task_validation_test SOURCES common/task/validation_test.cc LIBS tether::common)
 tether_add_test(task_field_path_test SOURCES common/task/field_path_test.cc LIBS tether::common)

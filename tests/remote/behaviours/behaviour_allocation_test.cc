@@ -8,12 +8,12 @@
 #include "allocation_counter.h"
 #include "context_fixture.h"
 #include "tether/common/spatial.h"
-#include "tether/remote/behaviours/dither.h"
-#include "tether/remote/behaviours/joint_limit_avoidance.h"
-#include "tether/remote/behaviours/manipulability.h"
-#include "tether/remote/behaviours/proximity.h"
-#include "tether/remote/behaviours/singularity_avoidance.h"
-#include "tether/remote/behaviours/singularity_robustness.h"
+#include "tether/remote/behaviours/dither/dither.h"
+#include "tether/remote/behaviours/joint_limit_avoidance/joint_limit_avoidance.h"
+#include "tether/remote/behaviours/manipulability/manipulability.h"
+#include "tether/remote/behaviours/proximity/proximity.h"
+#include "tether/remote/behaviours/singularity_avoidance/singularity_avoidance.h"
+#include "tether/remote/behaviours/singularity_robustness/singularity_robustness.h"
 
 namespace tether::remote {
 namespace {

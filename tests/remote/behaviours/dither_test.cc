@@ -1,4 +1,4 @@
-#include "tether/remote/behaviours/dither.h"
+#include "tether/remote/behaviours/dither/dither.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "tether/remote/behaviours/joint_limit_avoidance.h"
+#include "tether/remote/behaviours/joint_limit_avoidance/joint_limit_avoidance.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "tether/remote/behaviours/manipulability.h"
+#include "tether/remote/behaviours/manipulability/manipulability.h"
 
 #include <gtest/gtest.h>
 

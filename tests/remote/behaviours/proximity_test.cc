@@ -1,4 +1,4 @@
-#include "tether/remote/behaviours/proximity.h"
+#include "tether/remote/behaviours/proximity/proximity.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "tether/remote/behaviours/singularity_avoidance.h"
+#include "tether/remote/behaviours/singularity_avoidance/singularity_avoidance.h"
 
 #include <gtest/gtest.h>
 

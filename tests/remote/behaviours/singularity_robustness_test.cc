@@ -1,4 +1,4 @@
-#include "tether/remote/behaviours/singularity_robustness.h"
+#include "tether/remote/behaviours/singularity_robustness/singularity_robustness.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "tether/remote/behaviours/teleoperation.h"
+#include "tether/remote/behaviours/teleoperation/teleoperation.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "tether/remote/behaviours/trajectory.h"
+#include "tether/remote/behaviours/trajectory/trajectory.h"
 
 #include <gtest/gtest.h>
 
@@ -7,6 +7,7 @@
 
 #include "tether/common/arm_angle.h"
 #include "tether/common/spatial.h"
+#include "tether/remote/behaviours/spring_trajectory/spring_trajectory.h"
 
 namespace tether::remote {
 namespace {
@@ -34,11 +35,11 @@ TrajectoryParameters three_waypoints(std::mt19937& rng, bool relative) {
   return p;
 }
 
-TEST(TrajectoryGenerator, StartsAtTheStartPoseAndPassesEveryWaypointAtRest) {
+TEST(Trajectory, StartsAtTheStartPoseAndPassesEveryWaypointAtRest) {
   std::mt19937 rng(7);
   const Frame start = random_pose(rng);
   const auto params = three_waypoints(rng, false);
-  TrajectoryGenerator gen;
+  Trajectory gen;
   gen.reset(params, context_at(start, 0.2));
   MotionReference ref;
   gen.evaluate(params, 0.0, ref);
@@ -58,10 +59,10 @@ TEST(TrajectoryGenerator, StartsAtTheStartPoseAndPassesEveryWaypointAtRest) {
   EXPECT_EQ(ref.velocity.norm(), 0.0);
 }
 
-TEST(TrajectoryGenerator, VelocityAndAccelerationAreTheDerivativesOfThePose) {
+TEST(Trajectory, VelocityAndAccelerationAreTheDerivativesOfThePose) {
   std::mt19937 rng(11);
   const auto params = three_waypoints(rng, true);
-  TrajectoryGenerator gen;
+  Trajectory gen;
   gen.reset(params, context_at(random_pose(rng), -0.4));
   const double h = 1e-6;
   for (double t = 0.05; t < 2.0; t += 0.137) {
@@ -82,7 +83,7 @@ TEST(TrajectoryGenerator, VelocityAndAccelerationAreTheDerivativesOfThePose) {
   }
 }
 
-TEST(TrajectoryGenerator, RelativeWaypointsComposeOnTheStartPose) {
+TEST(Trajectory, RelativeWaypointsComposeOnTheStartPose) {
   TrajectoryParameters p;
   p.enabled = true;
   p.relative = true;
@@ -91,7 +92,7 @@ TEST(TrajectoryGenerator, RelativeWaypointsComposeOnTheStartPose) {
   step.p = Vector3(0.1, 0, 0);
   p.waypoints.push_back(Waypoint{1.0, step, 0.5});
   Frame start{so3_exp(Vector3(0, 0, M_PI / 2)), Vector3(1, 2, 3)};
-  TrajectoryGenerator gen;
+  Trajectory gen;
   gen.reset(p, context_at(start, 0.1));
   MotionReference ref;
   gen.evaluate(p, 1.0, ref);
@@ -101,12 +102,12 @@ TEST(TrajectoryGenerator, RelativeWaypointsComposeOnTheStartPose) {
   EXPECT_NEAR(ref.arm_angle, 0.6, 1e-12);
 }
 
-TEST(TrajectoryGenerator, ArmAngleTakesTheShortWayAcrossPi) {
+TEST(Trajectory, ArmAngleTakesTheShortWayAcrossPi) {
   TrajectoryParameters p;
   p.enabled = true;
   p.relative = false;
   p.waypoints.push_back(Waypoint{1.0, Frame{}, -M_PI + 0.1});
-  TrajectoryGenerator gen;
+  Trajectory gen;
   gen.reset(p, context_at(Frame{}, M_PI - 0.1));
   MotionReference ref;
   gen.evaluate(p, 0.5, ref);

@@ -6,7 +6,7 @@
 // control-cycle benchmark.
 
 #include "tether/common/spatial.h"
-#include "tether/common/task/task_parameters.h"
+#include "tether/remote/task/task_parameters.h"
 
 namespace tether::remote::testing {
 

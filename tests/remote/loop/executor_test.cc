@@ -8,9 +8,9 @@
 #include "fake_arm.h"
 #include "tether/common/motion_space.h"
 #include "tether/common/spatial.h"
-#include "tether/common/task/validation.h"
 #include "tether/common/urdf_loader.h"
 #include "tether/remote/loop/control_loop.h"
+#include "tether/remote/task/validation.h"
 
 namespace tether::remote {
 namespace {

@@ -1,9 +1,10 @@
 #pragma once
 
 // The words both sites use about a running task: the executor's state, why an arm was
-// stopped, the behaviours a task enables and (with task_parameters.h) the resolver kinds.
+// stopped and the resolver kinds. The behaviour kinds are generated from the list of
+// behaviours (tether/remote/behaviours/list.h in tether::control, which both sites link).
 // Each is defined once, here, with the one lower-case name operators read in messages,
-// recordings and the console ("running", "arm-angle deviation", "force control"). The
+// recordings and the console ("running", "arm-angle deviation", "configuration control"). The
 // remote site's executor produces these values; the ground station receives them through
 // tether.v1 (proto/tether/v1/remote_site.proto), converted in tether::proto (convert.h).
 //
@@ -11,9 +12,6 @@
 // rely on equal numbers: the conversions in tether::proto name every pair.
 
 #include <cstdint>
-#include <vector>
-
-#include "tether/common/task/task_parameters.h"
 
 namespace tether {
 
@@ -51,37 +49,28 @@ enum class BreachCause : std::uint8_t {
   kGroundLinkLost,        // the teleoperation stream from the ground closed
 };
 
-// Behaviours a task enables (tether.v1.Behaviour), one per `enabled` section of
-// TaskParameters.
-enum class Behaviour : std::uint8_t {
-  kUnspecified,  // only for a message that did not say; no task section
-  kTrajectory,
-  kSpringTrajectory,
-  kTeleoperation,
-  kForceControl,
-  kJointLimitAvoidance,
-  kSingularityAvoidance,
-  kSingularityRobustness,
-  kDither,
-  kProximity,
-  kManipulability,
-  kObstacleAvoidance,
+// Which redundancy resolver turns the impedance law's ẋ_c (7-D, MOTION axes) into joint
+// velocities each cycle (remote_site/control/.../resolvers/<name>/). Every resolver honours
+// obstacle_avoidance when its constrain_resolver is set.
+enum class ResolverKind {
+  kDls,  // eq. 13 on the composite Jacobian (the extended-task-space patent); the default
+  kConfigurationControl,     // augmented Jacobian of user kinematic functions (the
+                             // configuration-control patent)
+  kConstrainedOptimisation,  // per-cycle optimisation with achieved fraction p (the
+                             // constrained-optimisation patent)
+  kShake,                    // SHAKE + annealing on the S-R-S point chain (the SHAKE patent)
 };
 
-// Lower-case names for operators: "running", "control-loop overrun", "force control",
-// "configuration control". Every enumerator has its own name; "unknown" only for a value
+// Lower-case names for operators: "running", "control-loop overrun", "configuration
+// control". Every enumerator has its own name; "unknown" only for a value
 // outside the enumeration.
 const char* to_string(ExecutorState state);
 const char* to_string(BreachCause cause);
-const char* to_string(Behaviour behaviour);
 const char* to_string(ResolverKind kind);
 
 // Unit of a breach's measured value and bound as written after the numbers: "m", "rad",
 // "N", "N·m", "s", "cycles"; empty for causes that carry no value (arm fault, operator
 // stop, ...).
 const char* unit_of(BreachCause cause);
-
-// The behaviours `task` enables, in the order of Behaviour. Allocates.
-std::vector<Behaviour> enabled_behaviours(const TaskParameters& task);
 
 }  // namespace tether

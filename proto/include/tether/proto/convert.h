@@ -11,6 +11,7 @@
 #include "tether/common/task/field_path.h"
 #include "tether/common/types.h"
 #include "tether/common/vocabulary.h"
+#include "tether/remote/behaviours/list.h"
 #include "tether/v1/geometry.pb.h"
 
 namespace tether::v1 {  // tether/v1/remote_site.pb.h
@@ -79,8 +80,9 @@ void from_wrench(const Vector6& wrench, v1::Wrench* out);
 void from_joint_vector(const JointVector& q, v1::JointVector* out);
 void from_motion_vector(const MotionVector& m, v1::MotionVector* out);
 
-// The shared vocabulary (tether/common/vocabulary.h) <-> its tether.v1 enums, one named
-// pair per enumerator. Both sites convert through these: the remote site when it reports,
+// The shared vocabulary (tether/common/vocabulary.h, and Behaviour from the list of
+// behaviours, tether/remote/behaviours/list.h) <-> its tether.v1 enums, one named pair per
+// enumerator. Both sites convert through these: the remote site when it reports,
 // the ground station when it reads (and in its tests, when it writes). The *_UNSPECIFIED
 // wire values map to ExecutorState::kUnspecified and Behaviour::kUnspecified (BreachCause
 // has BREACH_CAUSE_NONE instead). A value beyond the schema this build knows (a newer

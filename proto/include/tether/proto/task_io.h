@@ -1,7 +1,7 @@
 #pragma once
 
 // Task parameter sets as messages and files: tether.v1.TaskParameters
-// (proto/tether/v1/task.proto) <-> tether::TaskParameters (common/task/task_parameters.h).
+// (proto/tether/v1/task.proto) <-> tether::TaskParameters (remote/task/task_parameters.h).
 //
 // File formats, chosen by extension in load_task_file():
 //   .textproto, .txtpb, .pbtxt   protobuf text format (what operators write; comments with #)
@@ -20,14 +20,14 @@
 // error is moved back to the name its message quotes).
 //
 // Conversion checks structure (sizes, rotations, finite numbers, enum values); ranges,
-// stability and behaviour combinations are checked by validate_task (common/task/
+// stability and behaviour combinations are checked by validate_task (remote/task/
 // validation.h), which needs the arm. A loaded task must be validated before it is used:
 // load_valid_task_file does both and places every validation issue in the file as well.
 
 #include <string>
 #include <string_view>
 
-#include "tether/common/task/task_parameters.h"
+#include "tether/remote/task/task_parameters.h"
 
 namespace tether {
 class KinematicModel;

@@ -25,4 +25,14 @@ MotionVector motion_error(const Frame& commanded_pose, double commanded_arm_angl
   return e;
 }
 
+void hold_reference(const Frame& pose, double arm_angle, MotionReference& reference) noexcept {
+  reference.pose = pose;
+  reference.arm_angle = arm_angle;
+  reference.velocity.setZero();
+  reference.acceleration.setZero();
+  reference.max_translation.setConstant(kUnbounded);
+  reference.max_rotation = kUnbounded;
+  reference.max_arm_angle = kUnbounded;
+}
+
 }  // namespace tether::remote

@@ -6,7 +6,7 @@
 
 #include "tether/common/motion_space.h"
 #include "tether/common/spatial.h"
-#include "tether/common/task/validation.h"
+#include "tether/remote/task/validation.h"
 
 namespace tether::remote {
 
@@ -17,11 +17,7 @@ constexpr double kGravity = 9.81;  // [m/s²], along −z of BASE
 }  // namespace
 
 Executor::Executor(const ArmModel& arm, HandControllerQueue& queue)
-    : model_(arm),
-      teleoperation_(queue),
-      resolvers_(model_),
-      commanded_state_(),
-      measured_state_() {
+    : model_(arm), behaviours_(queue), resolvers_(model_), commanded_state_(), measured_state_() {
   lower_ = model_.lower_limits();
   upper_ = model_.upper_limits();
   velocity_limit_ = model_.velocity_limits();
@@ -158,17 +154,12 @@ void Executor::start_task(Submission* submission, const ArmState& arm) noexcept 
     context_.measured_wrench.setZero();
   }
 
-  trajectory_.reset(task.trajectory, context_);
-  spring_.reset(task.spring_trajectory, context_);
-  teleoperation_.reset(task.teleoperation, context_);
-  force_control_.reset(task.force_control, context_);
-  joint_limits_.reset(task.joint_limit_avoidance, context_);
-  singularity_.reset(task.singularity_avoidance, context_);
-  robustness_.reset(task.singularity_robustness, context_);
-  dither_.reset(task.dither, context_);
-  proximity_.reset(task.proximity, context_);
-  manipulability_.reset(task.manipulability, context_);
-  obstacle_avoidance_.reset(task.obstacle_avoidance, context_);
+  start_pose_ = motion_pose_;
+  start_arm_angle_ = arm_angle_.psi;
+#define TETHER_RESET_BEHAVIOUR(field, Name, ENUM, label) \
+  behaviours_.field.reset(task.field, context_);
+  TETHER_BEHAVIOURS(TETHER_RESET_BEHAVIOUR)
+#undef TETHER_RESET_BEHAVIOUR
   load_obstacles();
   resolver_ = &resolvers_.select(task.resolver.kind);
   prepare_resolver_input(task.resolver.joint_weights, MotionVector::Zero());
@@ -180,36 +171,13 @@ void Executor::start_task(Submission* submission, const ArmState& arm) noexcept 
 void Executor::run_behaviours() noexcept {
   const TaskParameters& task = current_->task;
   output_.clear();
-  // The reference is for the next sample, n+1 (eq. 7).
-  const double next = task_time_ + task.period;
-  if (task.spring_trajectory.enabled) {
-    spring_.evaluate(task.spring_trajectory, reference_);
-  } else if (task.trajectory.enabled) {
-    trajectory_.evaluate(task.trajectory, next, reference_);
-  } else {
-    hold_reference(trajectory_.start_pose(), trajectory_.start_arm_angle(), reference_);
-  }
-  if (task.teleoperation.enabled) teleoperation_.update(task.teleoperation, context_, output_);
-  if (task.force_control.enabled) force_control_.update(task.force_control, context_, output_);
-  if (task.joint_limit_avoidance.enabled) {
-    joint_limits_.update(task.joint_limit_avoidance, context_, output_);
-  }
-  if (task.singularity_avoidance.enabled) {
-    singularity_.update(task.singularity_avoidance, context_, output_);
-  }
-  if (task.singularity_robustness.enabled) {
-    robustness_.update(task.singularity_robustness, context_, output_);
-  }
-  if (task.dither.enabled) dither_.update(task.dither, context_, output_);
-  if (task.proximity.enabled) proximity_.update(task.proximity, context_, output_);
-  if (task.manipulability.enabled) {
-    manipulability_.update(task.manipulability, context_, output_);
-  }
-  if (task.obstacle_avoidance.enabled) {
-    obstacle_avoidance_.update(task.obstacle_avoidance, context_,
-                               std::span<const CriticalPoint>(critical_.data(), critical_count_),
-                               output_);
-  }
+  // The reference is for the next sample, n+1 (eq. 7); a trajectory behaviour replaces the
+  // held start pose.
+  hold_reference(start_pose_, start_arm_angle_, output_.reference);
+#define TETHER_UPDATE_BEHAVIOUR(field, Name, ENUM, label) \
+  if (task.field.enabled) behaviours_.field.update(task.field, context_, output_);
+  TETHER_BEHAVIOURS(TETHER_UPDATE_BEHAVIOUR)
+#undef TETHER_UPDATE_BEHAVIOUR
 }
 
 void Executor::load_obstacles() noexcept {
@@ -233,6 +201,7 @@ void Executor::update_obstacles() noexcept {
                 commanded_state_, current_->task.obstacle_avoidance.link_radius,
                 std::span<const SphereObstacle>(obstacles_base_.data(), obstacle_count_),
                 critical_);
+  context_.critical_points = std::span<const CriticalPoint>(critical_.data(), critical_count_);
 }
 
 void Executor::prepare_resolver_input(const JointVector& joint_weights,
@@ -353,20 +322,21 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
     offset_rotation_ =
         so3_exp(Rc * output_.velocity.segment<3>(3) * task.period) * offset_rotation_;
     offset_arm_angle_ += output_.velocity[6] * task.period;
-    const Matrix3 Rr = reference_.pose.R;
-    reference_.pose.p += offset_position_;
-    reference_.pose.R = offset_rotation_ * Rr;
-    reference_.arm_angle = wrap_angle(reference_.arm_angle + offset_arm_angle_);
-    const Matrix3 c_R_r = Rc.transpose() * reference_.pose.R;
+    const Matrix3 Rr = output_.reference.pose.R;
+    output_.reference.pose.p += offset_position_;
+    output_.reference.pose.R = offset_rotation_ * Rr;
+    output_.reference.arm_angle = wrap_angle(output_.reference.arm_angle + offset_arm_angle_);
+    const Matrix3 c_R_r = Rc.transpose() * output_.reference.pose.R;
     ImpedanceInput input;
-    input.reference_velocity.head<3>() = c_R_r * reference_.velocity.head<3>();
-    input.reference_velocity.segment<3>(3) = c_R_r * reference_.velocity.segment<3>(3);
-    input.reference_velocity[6] = reference_.velocity[6];
+    input.reference_velocity.head<3>() = c_R_r * output_.reference.velocity.head<3>();
+    input.reference_velocity.segment<3>(3) = c_R_r * output_.reference.velocity.segment<3>(3);
+    input.reference_velocity[6] = output_.reference.velocity[6];
     input.reference_velocity += output_.velocity;
-    input.reference_acceleration.head<3>() = c_R_r * reference_.acceleration.head<3>();
-    input.reference_acceleration.segment<3>(3) = c_R_r * reference_.acceleration.segment<3>(3);
-    input.reference_acceleration[6] = reference_.acceleration[6];
-    input.error = motion_error(motion_pose_, arm_angle_.psi, reference_);
+    input.reference_acceleration.head<3>() = c_R_r * output_.reference.acceleration.head<3>();
+    input.reference_acceleration.segment<3>(3) =
+        c_R_r * output_.reference.acceleration.segment<3>(3);
+    input.reference_acceleration[6] = output_.reference.acceleration[6];
+    input.error = motion_error(motion_pose_, arm_angle_.psi, output_.reference);
     input.force = output_.force;
     telemetry_.error = input.error;
     const MotionVector& xd = impedance_update(task.impedance, task.period, input, impedance_);
@@ -399,8 +369,8 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
     Frame actual = motion_frame_pose(measured_state_, task.tool_T_motion);
     BoundsInput bounds = bounds_input(arm);
     bounds.actual_pose = actual;
-    bounds.reference_pose = reference_.pose;
-    bounds.reference_arm_angle = reference_.arm_angle;
+    bounds.reference_pose = output_.reference.pose;
+    bounds.reference_arm_angle = output_.reference.arm_angle;
     bounds.arm_angle_valid =
         arm_angle_model_.angle(measured_state_, bounds.actual_arm_angle) == ArmAngleStatus::kOk;
     BreachEvent event;
@@ -414,11 +384,11 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
           BreachEvent{BreachCause::kLoopOverrun, static_cast<double>(consecutive_overruns_),
                       static_cast<double>(task.bounds.max_consecutive_overruns), task_time_, -1};
     } else if (task.teleoperation.enabled &&
-               teleoperation_.stalled(task.teleoperation, task_time_)) {
+               behaviours_.teleoperation.stalled(task.teleoperation, task_time_)) {
       event = BreachEvent{BreachCause::kTeleoperationStalled,
-                          task_time_ - teleoperation_.last_sample_time(),
+                          task_time_ - behaviours_.teleoperation.last_sample_time(),
                           task.teleoperation.stall_timeout, task_time_, -1};
-    } else if (task.teleoperation.enabled && teleoperation_.deadman_released()) {
+    } else if (task.teleoperation.enabled && behaviours_.teleoperation.deadman_released()) {
       event = BreachEvent{BreachCause::kDeadmanReleased, 0.0, 0.0, task_time_, -1};
     } else if (!arm.wrench_valid &&
                (task.force_control.enabled || std::isfinite(task.bounds.max_force) ||
@@ -483,9 +453,9 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
   telemetry_.obstacle_clearance = clearance;
   telemetry_.aux = arm.aux;
   telemetry_.breach = breach_;
-  telemetry_.teleoperation = teleoperation_.counters();
-  telemetry_.teleop_mode = teleoperation_.last_mode();
-  telemetry_.hand_controller_R_motion = teleoperation_.hand_controller_R_motion();
+  telemetry_.teleoperation = behaviours_.teleoperation.counters();
+  telemetry_.teleop_mode = behaviours_.teleoperation.last_mode();
+  telemetry_.hand_controller_R_motion = behaviours_.teleoperation.hand_controller_R_motion();
   telemetry_.overruns = total_overruns_;
   telemetry_snapshot_.store(telemetry_);
   publish_status();
@@ -501,7 +471,7 @@ void Executor::publish_status() noexcept {
   s.reset_refusal = reset_refusal_;
   s.resets_handled = resets_handled_;
   s.overruns = total_overruns_;
-  s.teleoperation = teleoperation_.counters();
+  s.teleoperation = behaviours_.teleoperation.counters();
   status_snapshot_.store(s);
   published_state_.store(state_, std::memory_order_release);
 }

@@ -20,7 +20,7 @@
 #include <string>
 
 #include "tether/common/arm_model.h"
-#include "tether/common/task/task_parameters.h"
+#include "tether/remote/task/task_parameters.h"
 
 namespace tether::local {
 

@@ -36,8 +36,8 @@
 #include <cstdint>
 #include <memory>
 
-#include "tether/common/task/task_parameters.h"
 #include "tether/local/hand_controller/hand_controller.h"
+#include "tether/remote/task/task_parameters.h"
 
 namespace tether::local {
 

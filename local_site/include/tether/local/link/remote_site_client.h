@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "tether/common/task/task_parameters.h"
 #include "tether/local/link/site_types.h"
+#include "tether/remote/task/task_parameters.h"
 
 namespace tether::local {
 

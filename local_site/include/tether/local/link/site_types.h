@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "tether/common/task/task_parameters.h"
 #include "tether/common/types.h"
 #include "tether/common/vocabulary.h"
+#include "tether/remote/task/task_parameters.h"
 
 namespace tether::local {
 

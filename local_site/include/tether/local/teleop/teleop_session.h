@@ -18,9 +18,9 @@
 #include <thread>
 #include <vector>
 
-#include "tether/common/task/task_parameters.h"
 #include "tether/local/hand_controller/operator_input.h"
 #include "tether/local/link/site_types.h"
+#include "tether/remote/task/task_parameters.h"
 
 namespace tether::local {
 

@@ -1,18 +1,25 @@
 #pragma once
 
 // What every behaviour sees and produces in one control cycle (the extended-task-space patent).
-// Behaviours are small classes with preallocated state:
+// Behaviours are small classes with preallocated state, one folder each (behaviours/list.h):
 //   void reset(const Params&, const BehaviourContext&)   at task start (may not allocate)
 //   void update(const Params&, const BehaviourContext&, BehaviourOutput&) noexcept
-// `update` adds its contribution to the output; it never clears it. Parameters are read
+// The executor walks the list and calls `update` of every enabled behaviour each cycle, in
+// the list's order. `update` adds its contribution to the output; it never clears it. A
+// behaviour that produces the reference (a trajectory) overwrites `reference`, which the
+// executor fills with the pose held since the task start before the walk. Parameters are read
 // from the current task on every call, so a task replaced between cycles takes effect on
 // the next one ("reprogrammable each sample interval").
 
+#include <span>
+
 #include "tether/common/arm_model.h"
 #include "tether/common/kinematics.h"
-#include "tether/common/task/task_parameters.h"
+#include "tether/common/obstacles.h"
 #include "tether/common/types.h"
 #include "tether/remote/arm/arm_interface.h"
+#include "tether/remote/impedance/motion_reference.h"
+#include "tether/remote/task/parameter_types.h"
 
 namespace tether::remote {
 
@@ -33,12 +40,18 @@ struct BehaviourContext {
   const ArmState* arm = nullptr;  // latest measurement
   // Compensated, filtered wrench the robot applies, about the MOTION origin in MOTION axes.
   Vector6 measured_wrench = Vector6::Zero();
+  // This cycle's critical points of the links to the task's obstacles, at the commanded
+  // joints (common/obstacles.h); empty without obstacle avoidance.
+  std::span<const CriticalPoint> critical_points;
 };
 
 struct BehaviourOutput {
   MotionVector force = MotionVector::Zero();     // ΣF terms [N, N·m, N·m], MOTION axes
   MotionVector velocity = MotionVector::Zero();  // ẋ_r terms (eq. 6) [m/s, rad/s, rad/s]
   double joint_weight = 0.0;                     // added to every W_v diagonal entry
+  // x_r, ẋ_r, ẍ_r for the next sample (eq. 7); the executor sets it to hold the start pose
+  // before the behaviours run, and `clear` leaves it alone.
+  MotionReference reference;
   void clear() {
     force.setZero();
     velocity.setZero();

@@ -9,10 +9,10 @@
 
 #include <string>
 
-#include "tether/common/task/task_parameters.h"
 #include "tether/common/types.h"
 #include "tether/common/vocabulary.h"
 #include "tether/remote/arm/arm_interface.h"
+#include "tether/remote/task/task_parameters.h"
 
 namespace tether::remote {
 

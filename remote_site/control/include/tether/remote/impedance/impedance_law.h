@@ -11,8 +11,8 @@
 // velocity integrated by the resolver (the arm is commanded joint positions), so x_c is
 // always the pose of the commanded joints and never drifts from them.
 
-#include "tether/common/task/task_parameters.h"
 #include "tether/common/types.h"
+#include "tether/remote/task/task_parameters.h"
 
 namespace tether::remote {
 

@@ -3,8 +3,8 @@
 // The position-type input of the impedance law (the extended-task-space patent, eq. 3-6): x_r, ẋ_r,
 // ẍ_r, plus the spring-length limits of the spring trajectory.
 
-#include "tether/common/task/task_parameters.h"
 #include "tether/common/types.h"
+#include "tether/remote/task/parameter_types.h"
 
 namespace tether::remote {
 
@@ -20,6 +20,18 @@ struct MotionReference {
   double max_rotation = kUnbounded;
   double max_arm_angle = kUnbounded;
 };
+
+// Holds `pose` and ψ: the reference when no trajectory behaviour is enabled.
+void hold_reference(const Frame& pose, double arm_angle, MotionReference& reference) noexcept;
+
+// A trajectory's pose and ψ: relative ones are composed onto the task's start (start_T_pose,
+// start ψ + angle), absolute ones are BASE poses and ψ as given.
+inline Frame pose_from_start(bool relative, const Frame& start, const Frame& pose) {
+  return relative ? start * pose : pose;
+}
+inline double arm_angle_from_start(bool relative, double start, double angle) {
+  return relative ? start + angle : angle;
+}
 
 // x_c ⊖ x_r in the axes of the commanded MOTION pose: (R_cᵀ(p_c − p_r), R_cᵀ log(R_c R_rᵀ),
 // wrap(ψ_c − ψ_r)), each part limited to the reference's spring lengths (translation per

@@ -27,32 +27,32 @@
 #include "tether/common/arm_model.h"
 #include "tether/common/kinematics.h"
 #include "tether/common/obstacles.h"
-#include "tether/common/task/task_parameters.h"
 #include "tether/common/vocabulary.h"
 #include "tether/remote/arm/arm_interface.h"
 #include "tether/remote/behaviours/behaviour.h"
-#include "tether/remote/behaviours/dither.h"
-#include "tether/remote/behaviours/force_control.h"
-#include "tether/remote/behaviours/joint_limit_avoidance.h"
-#include "tether/remote/behaviours/manipulability.h"
-#include "tether/remote/behaviours/obstacle_avoidance.h"
-#include "tether/remote/behaviours/proximity.h"
-#include "tether/remote/behaviours/singularity_avoidance.h"
-#include "tether/remote/behaviours/singularity_robustness.h"
-#include "tether/remote/behaviours/teleoperation.h"
-#include "tether/remote/behaviours/trajectory.h"
 #include "tether/remote/bounds/bounds_monitor.h"
 #include "tether/remote/bounds/controlled_stop.h"
 #include "tether/remote/impedance/impedance_law.h"
 #include "tether/remote/impedance/motion_reference.h"
 #include "tether/remote/loop/mailbox.h"
 #include "tether/remote/resolvers/resolver_set.h"
+#include "tether/remote/task/task_parameters.h"
 
 namespace tether::remote {
 
 // ExecutorState and BreachCause are the shared vocabulary (tether/common/vocabulary.h). The
 // executor starts in kIdle and only ever reports kIdle, kRunning, kStopping or kStopped;
 // kUnspecified is for messages that did not say.
+
+// One instance of every behaviour of the list (behaviours/list.h), each a member named by its
+// field: `trajectory`, `teleoperation`, ... The executor walks the list to reset and update
+// them; only teleoperation, whose samples and watchdogs the executor also reads, is named.
+struct BehaviourSet {
+  explicit BehaviourSet(HandControllerQueue& queue) : teleoperation(queue) {}
+#define TETHER_BEHAVIOUR_INSTANCE(field, Name, ENUM, label) Name field;
+  TETHER_BEHAVIOURS(TETHER_BEHAVIOUR_INSTANCE)
+#undef TETHER_BEHAVIOUR_INSTANCE
+};
 
 // The last cycle, for logs, plots and force reflection. Trivially copyable.
 struct CycleTelemetry {
@@ -173,18 +173,10 @@ class Executor {
   std::atomic<std::uint64_t> next_id_{1};
   std::uint64_t reset_watermark_ = 0;
 
-  // Behaviours.
-  TrajectoryGenerator trajectory_;
-  SpringTrajectory spring_;
-  Teleoperation teleoperation_;
-  ForceControl force_control_;
-  JointLimitAvoidance joint_limits_;
-  SingularityAvoidance singularity_;
-  SingularityRobustness robustness_;
-  Dither dither_;
-  Proximity proximity_;
-  Manipulability manipulability_;
-  ObstacleAvoidance obstacle_avoidance_;
+  BehaviourSet behaviours_;
+  // MOTION pose and ψ at the task start: the reference while no trajectory behaviour runs.
+  Frame start_pose_;
+  double start_arm_angle_ = 0.0;
 
   // Resolvers, one of each; the task picks one.
   ResolverSet resolvers_;
@@ -206,7 +198,6 @@ class Executor {
   Frame motion_pose_;
   BehaviourContext context_;
   BehaviourOutput output_;
-  MotionReference reference_;
   ImpedanceState impedance_;
   // Velocity inputs integrated into an offset of x_r (digest, eq. 3-6): BASE translation,
   // BASE rotation applied on the left, arm angle.

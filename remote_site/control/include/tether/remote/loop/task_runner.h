@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "tether/common/task/task_parameters.h"
 #include "tether/remote/arm/arm_interface.h"
-#include "tether/remote/behaviours/teleoperation.h"
+#include "tether/remote/behaviours/teleoperation/teleoperation.h"
 #include "tether/remote/loop/control_loop.h"
 #include "tether/remote/loop/executor.h"
+#include "tether/remote/task/task_parameters.h"
 
 namespace tether::remote {
 

@@ -9,7 +9,7 @@
 // resolver that cannot deliver ẋ_c exactly never winds the impedance law up.
 //
 // Adding a resolver: a folder under resolvers/ with a class implementing Resolver, an
-// enumerator of ResolverKind (common/task/task_parameters.h) with its parameters, and one
+// enumerator of ResolverKind (remote/task/task_parameters.h) with its parameters, and one
 // line in ResolverSet (resolver_set.h).
 //
 // Threading and allocation: reset() runs on the control-loop thread at task start and
@@ -22,8 +22,8 @@
 
 #include "tether/common/kinematics.h"
 #include "tether/common/obstacles.h"
-#include "tether/common/task/task_parameters.h"
 #include "tether/common/types.h"
+#include "tether/remote/task/task_parameters.h"
 
 namespace tether::remote {
 

@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "tether/common/arm_model.h"
-#include "tether/common/task/task_parameters.h"
+#include "tether/remote/task/task_parameters.h"
 
 namespace tether::remote {
 

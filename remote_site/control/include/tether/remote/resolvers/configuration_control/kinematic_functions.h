@@ -3,7 +3,7 @@
 // The user kinematic functions φ(q) of configuration control (the configuration-control patent):
 // each one yields rows J_φ (∂φ/∂q) and desired rates φ̇_d that the resolver stacks under the hand's
 // six MOTION rows. The row semantics are those of KinematicFunctionKind
-// (common/task/task_parameters.h).
+// (remote/task/task_parameters.h).
 //
 // A criterion C(q) to minimise (gravity torques, joint-limit proximity) or maximise
 // (manipulability) becomes a task through its optimality condition
@@ -33,9 +33,9 @@
 #include <vector>
 
 #include "tether/common/kinematics.h"
-#include "tether/common/task/task_parameters.h"
 #include "tether/common/types.h"
 #include "tether/remote/resolvers/resolver.h"
+#include "tether/remote/task/task_parameters.h"
 
 namespace tether::remote::configuration_control {
 

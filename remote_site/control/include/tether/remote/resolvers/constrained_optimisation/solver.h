@@ -61,12 +61,12 @@
 #include <array>
 #include <cstdint>
 
-#include "tether/common/task/task_parameters.h"
 #include "tether/common/types.h"
+#include "tether/remote/task/task_parameters.h"
 
 namespace tether::remote {
 
-// The parameters are the task schema's (common/task/task_parameters.h).
+// The parameters are the task schema's (remote/task/task_parameters.h).
 using ConstrainedOptimisationParameters = ::tether::ConstrainedOptimisationParameters;
 
 struct ConstrainedOptimisationProblem {

@@ -50,12 +50,12 @@
 #include <string>
 #include <vector>
 
-#include "tether/common/task/validation.h"
 #include "tether/remote/resolvers/resolver.h"
 #include "tether/remote/resolvers/shake/objective.h"
 #include "tether/remote/resolvers/shake/point_chain.h"
 #include "tether/remote/resolvers/shake/shake.h"
 #include "tether/remote/resolvers/shake/srs_chain.h"
+#include "tether/remote/task/validation.h"
 
 namespace tether::remote::shake {
 
