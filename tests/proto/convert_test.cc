@@ -166,7 +166,7 @@ TEST(ProtoConvert, SharedEnumsRoundTripEveryValue) {
                      &from_executor_state, "ExecutorState");
   expect_round_trips(BreachCause::kGroundLinkLost, v1::BreachCause_MAX, &to_breach_cause,
                      &from_breach_cause, "BreachCause");
-  expect_round_trips(Behaviour::kObstacleAvoidance, v1::Behaviour_MAX, &to_behaviour,
+  expect_round_trips(static_cast<Behaviour>(kBehaviourCount), v1::Behaviour_MAX, &to_behaviour,
                      &from_behaviour, "Behaviour");
   // ResolverKind has no unspecified enumerator: RESOLVER_KIND_UNSPECIFIED reads as DLS.
   for (ResolverKind k : {ResolverKind::kDls, ResolverKind::kConfigurationControl,

@@ -34,7 +34,8 @@ TEST(BehaviourList, EveryBehaviourHasItsOwnOperatorName) {
     EXPECT_NE(name, "unspecified");
     EXPECT_TRUE(names.insert(name).second) << "'" << name << "' names two behaviours";
   }
-  EXPECT_EQ(names.size(), every_behaviour().size());
+  EXPECT_EQ(static_cast<int>(names.size()), kBehaviourCount);
+  EXPECT_EQ(every_behaviour().back(), static_cast<Behaviour>(kBehaviourCount));
   EXPECT_STREQ(to_string(Behaviour::kUnspecified), "unspecified");
   EXPECT_STREQ(to_string(Behaviour::kJointLimitAvoidance), "joint-limit avoidance");
   EXPECT_STREQ(to_string(static_cast<Behaviour>(every_behaviour().size() + 1)), "unknown");

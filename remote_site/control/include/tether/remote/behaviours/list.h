@@ -67,6 +67,11 @@ enum class Behaviour : std::uint8_t {
 #undef TETHER_BEHAVIOUR_ENUMERATOR
 };
 
+// How many behaviours the list has; Behaviour's enumerators run from 1 to this.
+#define TETHER_COUNT_BEHAVIOUR(field, Name, ENUM, label) +1
+inline constexpr int kBehaviourCount = 0 TETHER_BEHAVIOURS(TETHER_COUNT_BEHAVIOUR);
+#undef TETHER_COUNT_BEHAVIOUR
+
 // Lower-case name for operators ("force control", "joint-limit avoidance"); "unspecified" and
 // "unknown" for values outside the list.
 const char* to_string(Behaviour behaviour);
