@@ -5,6 +5,8 @@
 #include <fstream>
 #include <regex>
 
+#include "tether/common/units.h"
+
 namespace tether {
 namespace {
 
@@ -44,8 +46,8 @@ TEST(UrdfLoader, LoadsTheDefaultArmWithLimitsMassesAndArmAnglePoints) {
   ASSERT_EQ(arm.dof(), 7);
   EXPECT_EQ(arm.name, "iiwa7");
   EXPECT_EQ(arm.joints[0].name, "iiwa_joint_1");
-  EXPECT_NEAR(arm.joints[1].limits.upper, 120.0 * M_PI / 180.0, 1e-9);
-  EXPECT_NEAR(arm.joints[6].limits.velocity, 180.0 * M_PI / 180.0, 1e-9);
+  EXPECT_NEAR(arm.joints[1].limits.upper, 120.0 * kDegToRad, 1e-9);
+  EXPECT_NEAR(arm.joints[6].limits.velocity, 180.0 * kDegToRad, 1e-9);
   EXPECT_DOUBLE_EQ(arm.joints[6].limits.acceleration, 20.0);
   EXPECT_DOUBLE_EQ(arm.joints[0].limits.effort, 176.0);
   EXPECT_NEAR(arm.joints[2].link.mass, 4.05623, 1e-9);

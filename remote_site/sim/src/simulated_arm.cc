@@ -12,6 +12,7 @@
 
 #include "mjcf_builder.h"
 #include "tether/common/kinematics.h"
+#include "tether/common/units.h"
 
 namespace tether::remote {
 
@@ -244,11 +245,11 @@ SimulatedArm::SimulatedArm(const ArmModel& arm, const SimulationOptions& options
     case SceneKind::kDoor: {
       // The hinge is TOOL −x: vertical only if TOOL x points down.
       const double tilt = std::acos(std::clamp(-state.tool.R(2, 0), -1.0, 1.0));
-      if (tilt > kPi / 180.0) {
+      if (tilt > 1.0 * kDegToRad) {
         throw std::invalid_argument(
             "SimulatedArm: the door scene needs the initial TOOL x axis pointing down (BASE "
             "−z) within 1°, so the hinge is vertical; it is " +
-            std::to_string(tilt * 180.0 / kPi) + "° off");
+            std::to_string(tilt * kRadToDeg) + "° off");
       }
       scene.base_T_hinge = s.base_T_tool0 * door_hinge_in_tool(options.door, options.gripper);
       break;

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "console_process.h"
+#include "tether/common/units.h"
 #include "tether/local/console/cli.h"
 #include "tether/local/console/recording.h"
 
@@ -149,7 +150,7 @@ TEST_F(ConsoleEndToEnd, OpensTheDoorFromConnectToReset) {
   ASSERT_GT(recording.rows, 100u) << r.output;  // ~300 at 1 kHz / 10
   double peak = -1.0;
   for (double a : recording.column("aux0")) peak = std::max(peak, a);
-  EXPECT_GT(peak * 180.0 / M_PI, 10.0) << "door angle (aux0) never passed 10 deg";
+  EXPECT_GT(peak * kRadToDeg, 10.0) << "door angle (aux0) never passed 10 deg";
 
   r = tether("plot " + csv + " " + png);
   ASSERT_EQ(r.code, kExitOk) << r.output;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "tether/common/units.h"
 #include "tether/proto/task_io.h"
 
 namespace tether::local {
@@ -21,7 +22,7 @@ TEST(Preview, PredictsNoBreachForTheDoorForceTaskInTheDoorScene) {
   EXPECT_EQ(report.final_state, "running");
   EXPECT_EQ(report.cycles, 3001u);
   // 18 N·m about the hinge opens the door (README: 47° after 4 s).
-  EXPECT_GT(report.final_door_angle * 180.0 / M_PI, 20.0);
+  EXPECT_GT(report.final_door_angle * kRadToDeg, 20.0);
   EXPECT_GT(report.peak_torque, 1.0);
   EXPECT_LT(report.peak_torque, task.bounds.max_torque);
   EXPECT_LT(report.max_translation_deviation, task.bounds.max_translation_deviation);
@@ -56,7 +57,7 @@ TEST(Preview, HoldsTheHandControllerStillForTeleoperation) {
   const PreviewReport report = preview_task(task, options);
   // Without the still hand controller the 0.1 s stall bound would stop it.
   EXPECT_FALSE(report.breach) << report.breach->description;
-  EXPECT_LT(std::abs(report.final_door_angle) * 180.0 / M_PI, 1.0);
+  EXPECT_LT(std::abs(report.final_door_angle) * kRadToDeg, 1.0);
   EXPECT_NE(format_preview(report).find("teleoperation only"), std::string::npos);
 }
 

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "tether/common/units.h"
 #include "tether/common/urdf_loader.h"
 #include "tether/proto/task_io.h"
 #include "tether/remote/arm_link/udp_arm.h"
@@ -28,7 +29,7 @@ namespace tether::remote {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr double kDeg = M_PI / 180.0;
+constexpr double kDeg = kDegToRad;
 
 class SimArmProcess {
  public:

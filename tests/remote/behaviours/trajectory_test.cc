@@ -7,6 +7,7 @@
 
 #include "tether/common/arm_angle.h"
 #include "tether/common/spatial.h"
+#include "tether/common/units.h"
 #include "tether/remote/behaviours/spring_trajectory/spring_trajectory.h"
 
 namespace tether::remote {
@@ -119,7 +120,7 @@ TEST(SpringTrajectory, ReferenceIsTheDestinationAtRestWithTheSpringLengths) {
   SpringTrajectoryParameters p;
   p.enabled = true;
   p.relative = true;
-  p.destination.R = so3_exp(Vector3(35.0 * M_PI / 180.0, 0, 0));
+  p.destination.R = so3_exp(Vector3(35.0 * kDegToRad, 0, 0));
   p.max_rotation = 0.05;
   p.max_translation = Vector3(0.01, 0.02, 0.03);
   const Frame start{so3_exp(Vector3(0.2, 0.1, 0)), Vector3(0.5, 0, 0.4)};
@@ -127,7 +128,7 @@ TEST(SpringTrajectory, ReferenceIsTheDestinationAtRestWithTheSpringLengths) {
   spring.reset(p, context_at(start, 0.0));
   MotionReference ref;
   spring.evaluate(p, ref);
-  EXPECT_NEAR(orientation_error(ref.pose.R, start.R).norm(), 35.0 * M_PI / 180.0, 1e-12);
+  EXPECT_NEAR(orientation_error(ref.pose.R, start.R).norm(), 35.0 * kDegToRad, 1e-12);
   EXPECT_TRUE(ref.pose.p.isApprox(start.p));
   EXPECT_EQ(ref.velocity.norm(), 0.0);
   EXPECT_EQ(ref.acceleration.norm(), 0.0);

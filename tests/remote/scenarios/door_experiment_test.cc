@@ -8,6 +8,7 @@
 #include <cmath>
 #include <string>
 
+#include "tether/common/units.h"
 #include "tether/common/urdf_loader.h"
 #include "tether/proto/task_io.h"
 #include "tether/remote/loop/task_runner.h"
@@ -16,7 +17,7 @@
 namespace tether::remote {
 namespace {
 
-constexpr double kDeg = M_PI / 180.0;
+constexpr double kDeg = kDegToRad;
 
 TaskParameters shipped(const std::string& name) {
   return proto::load_task_file(std::string(TETHER_TASK_DIR) + "/" + name + ".textproto");

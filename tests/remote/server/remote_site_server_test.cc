@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "grpc/health/v1/health.grpc.pb.h"
+#include "tether/common/units.h"
 #include "tether/common/urdf_loader.h"
 #include "tether/proto/task_io.h"
 #include "tether/remote/sim/simulated_arm.h"
@@ -211,7 +212,7 @@ TEST_F(RemoteSiteServerTest, StartedDoorTaskOpensTheDoorInTheTelemetryStream) {
     if (sample.task_time_s() > 3.0) break;
   }
   context->TryCancel();
-  EXPECT_GT(door * 180.0 / M_PI, 10.0);
+  EXPECT_GT(door * kRadToDeg, 10.0);
   EXPECT_GT(samples, 250);
   EXPECT_FALSE(gap) << "decimated telemetry skipped cycles";
   const v1::SiteStatus final_status = status();
@@ -361,7 +362,7 @@ TEST_F(RemoteSiteServerTest, TeleoperationAppliesEveryIncrementOnceInOrderAndRef
   TeleopSession session(*stub_, "alice");
   ASSERT_TRUE(session.send(1, 0.0));  // keeps the stream alive across the start
   ASSERT_TRUE(start("alice", "shared").ok());
-  const double rate = 15.0 * M_PI / 180.0;  // rad/s about the handle x axis
+  const double rate = 15.0 * kDegToRad;  // rad/s about the handle x axis
   auto next = std::chrono::steady_clock::now();
   std::uint64_t sequence = 1;
   int duplicates_sent = 0;
@@ -392,7 +393,7 @@ TEST_F(RemoteSiteServerTest, TeleoperationAppliesEveryIncrementOnceInOrderAndRef
   EXPECT_GT(session.reflections(), 300);
   // The hinge resists: the reflected torque about the handle x axis is felt.
   EXPECT_GT(session.peak_torque(), 0.5);
-  const double door_deg = executor_->telemetry().aux[0] * 180.0 / M_PI;
+  const double door_deg = executor_->telemetry().aux[0] * kRadToDeg;
   EXPECT_GT(door_deg, 10.0);
   EXPECT_LT(door_deg, 30.0);
 }

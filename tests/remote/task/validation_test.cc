@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tether/common/spatial.h"
+#include "tether/common/units.h"
 #include "tether/common/urdf_loader.h"
 
 namespace tether {
@@ -58,7 +59,7 @@ TEST(TaskValidation, TheSeedsSpringTrajectoryDoorTaskIsValid) {
   t.force_control.reference_wrench.setZero();
   t.impedance.stiffness << 100, 100, 100, 10, 10, 10, 10;
   t.spring_trajectory.enabled = true;
-  t.spring_trajectory.destination.R = so3_exp(Vector3(35.0 * M_PI / 180.0, 0.0, 0.0));
+  t.spring_trajectory.destination.R = so3_exp(Vector3(35.0 * kDegToRad, 0.0, 0.0));
   t.spring_trajectory.max_rotation = 0.2;
   const auto issues = validate_task(t, iiwa());
   EXPECT_TRUE(issues.empty()) << all_messages(issues);

@@ -10,6 +10,7 @@
 
 #include "tether/common/kinematics.h"
 #include "tether/common/obstacles.h"
+#include "tether/common/units.h"
 #include "tether/proto/task_io.h"
 #include "tether/remote/loop/executor.h"
 #include "tether/remote/sim/simulated_arm.h"
@@ -310,7 +311,7 @@ ScenarioResult run_task(Scenario scenario, const TaskParameters& task, const Arm
     r.tracking_error = kNaN;
     char text[64];
     std::snprintf(text, sizeof text, "door %.1f deg after %.1f s",
-                  executor.last_cycle().aux[0] * 180.0 / kPi, r.duration);
+                  executor.last_cycle().aux[0] * kRadToDeg, r.duration);
     r.outcome = text;
   }
   return r;

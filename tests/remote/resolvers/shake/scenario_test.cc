@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tether/common/units.h"
 #include "tether/remote/report/shake_picture.h"
 #include "tether/remote/resolvers/shake/annealing.h"
 
@@ -161,7 +162,7 @@ std::vector<double> machine_circle(int links, double periodic_weight, bool check
     period_residual = std::max(period_residual, r.cyclicity_residual);
   }
   const double elapsed = seconds_since(start);
-  const double worst_deg = worst_alignment * 180.0 / std::numbers::pi;
+  const double worst_deg = worst_alignment * kRadToDeg;
   std::cout << "circle " << links - 3 << " redundant DOF, periodic weight " << periodic_weight
             << ": min clearance " << min_clearance << " m, worst alignment " << worst_deg
             << " deg, residual per period [m]";
@@ -244,11 +245,11 @@ TEST(ShakeScenario, SpatialArmStaysAlignedAtTheFourFrontCornersOfABox) {
   }
   const double elapsed = seconds_since(start);
   std::cout << "corners: min clearance " << min_clearance << " m, alignment at corners [deg]";
-  for (double a : corner_error) std::cout << " " << a * 180.0 / std::numbers::pi;
+  for (double a : corner_error) std::cout << " " << a * kRadToDeg;
   std::cout << ", " << path.size() << " steps in " << elapsed << " s\n";
   EXPECT_GT(min_clearance, 0.0);
   for (std::size_t c = 0; c < 4; ++c) {
-    EXPECT_LT(corner_error[c] * 180.0 / std::numbers::pi, 5.0) << "corner " << c;
+    EXPECT_LT(corner_error[c] * kRadToDeg, 5.0) << "corner " << c;
   }
 
   // Top view (x, y) on the left, side view (x, z) shifted 2 m right.
