@@ -39,7 +39,12 @@ Breach to_domain(const v1::Breach& breach) {
 }
 
 TeleoperationCounters to_domain(const v1::TeleoperationCounters& counters) {
-  return {counters.applied(), counters.lost(), counters.duplicates(), counters.last_sequence()};
+  TeleoperationCounters out;
+  out.applied = counters.applied();
+  out.lost = counters.lost();
+  out.duplicates = counters.duplicates();
+  out.last_sequence = counters.last_sequence();
+  return out;
 }
 
 LoopTiming to_domain(const v1::LoopTiming& timing) {

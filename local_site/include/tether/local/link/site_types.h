@@ -16,6 +16,7 @@
 
 #include "tether/common/types.h"
 #include "tether/common/vocabulary.h"
+#include "tether/remote/behaviours/teleoperation/teleoperation.h"
 #include "tether/remote/task/task_parameters.h"
 
 namespace tether::local {
@@ -35,13 +36,9 @@ struct Breach {
   friend bool operator==(const Breach&, const Breach&) = default;
 };
 
-struct TeleoperationCounters {
-  std::uint64_t applied = 0;     // increments applied
-  std::uint64_t lost = 0;        // gaps in the sequence
-  std::uint64_t duplicates = 0;  // repeated or out-of-order increments, dropped
-  std::uint64_t last_sequence = 0;
-  friend bool operator==(const TeleoperationCounters&, const TeleoperationCounters&) = default;
-};
+// The executor's own counters (teleoperation behaviour); last_ground_time_ns is not on the
+// wire and reads 0 here.
+using TeleoperationCounters = remote::TeleoperationCounters;
 
 struct LoopTiming {
   double period = 0.0;  // [s]

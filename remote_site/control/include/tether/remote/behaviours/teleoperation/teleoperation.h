@@ -51,6 +51,7 @@ struct TeleoperationCounters {
   std::uint64_t duplicates = 0;  // repeated or out-of-order numbers, dropped
   std::uint64_t last_sequence = 0;
   std::uint64_t last_ground_time_ns = 0;  // of the sample with last_sequence
+  friend bool operator==(const TeleoperationCounters&, const TeleoperationCounters&) = default;
 };
 
 class Teleoperation {
