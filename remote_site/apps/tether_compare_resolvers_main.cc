@@ -1,7 +1,7 @@
 // tether-compare-resolvers: the same scenarios through every redundancy resolver, as a
 // Markdown table (remote_site/comparison/resolver_comparison.h says what is measured).
 
-#include <array>
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -11,17 +11,24 @@
 
 #include "tether/cli/options.h"
 #include "tether/common/urdf_loader.h"
+#include "tether/common/vocabulary.h"
 #include "tether/remote/comparison/resolver_comparison.h"
 
 namespace {
 
-// The names --resolver takes.
-constexpr std::array<std::pair<std::string_view, tether::ResolverKind>, 4> kResolverNames = {{
-    {"dls", tether::ResolverKind::kDls},
-    {"configuration-control", tether::ResolverKind::kConfigurationControl},
-    {"constrained-optimisation", tether::ResolverKind::kConstrainedOptimisation},
-    {"shake", tether::ResolverKind::kShake},
-}};
+// The names --resolver takes: the vocabulary's names with hyphens for spaces, so the shell
+// needs no quotes ("configuration control" → configuration-control).
+std::vector<std::pair<std::string, tether::ResolverKind>> resolver_names() {
+  std::vector<std::pair<std::string, tether::ResolverKind>> names;
+  for (const tether::ResolverKind kind :
+       {tether::ResolverKind::kDls, tether::ResolverKind::kConfigurationControl,
+        tether::ResolverKind::kConstrainedOptimisation, tether::ResolverKind::kShake}) {
+    std::string name = tether::to_string(kind);
+    std::replace(name.begin(), name.end(), ' ', '-');
+    names.emplace_back(std::move(name), kind);
+  }
+  return names;
+}
 
 }  // namespace
 
@@ -42,6 +49,7 @@ int main(int argc, char** argv) {
   std::string out_path;
   int scenario = -1;
   std::string resolver;
+  const auto names = resolver_names();
   app.add_option("--out", out_path, "also write the table to FILE")->option_text("FILE");
   app.add_option("--laps", options.closed_path_laps, "laps of the closed path (default 20)")
       ->option_text("N")
@@ -57,8 +65,8 @@ int main(int argc, char** argv) {
   app.add_option("--resolver", resolver, "only this resolver (default: all)")
       ->option_text("NAME")
       ->check(cli::OneOf(
-          [](std::string_view name) {
-            for (const auto& [known, kind] : kResolverNames) {
+          [&names](std::string_view name) {
+            for (const auto& [known, kind] : names) {
               if (name == known) return true;
             }
             return false;
@@ -70,7 +78,7 @@ int main(int argc, char** argv) {
                                      Scenario::kReachThroughHole, Scenario::kClosedPath};
   if (scenario >= 0) scenarios = {static_cast<Scenario>(scenario)};
   std::vector<ResolverKind> resolvers;
-  for (const auto& [name, kind] : kResolverNames) {
+  for (const auto& [name, kind] : names) {
     if (resolver.empty() || resolver == name) resolvers.push_back(kind);
   }
 
