@@ -50,6 +50,11 @@ function(tether_add_library name)
     PUBLIC $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:include>
     PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
   if(ARG_EXPORT)
+    if(TETHER_SANITIZE)
+      # An instrumented archive needs the sanitizer runtime wherever it is linked, also in an
+      # integrator's project that finds this build's installed package.
+      target_link_options(${target} INTERFACE -fsanitize=${TETHER_SANITIZE})
+    endif()
     install(TARGETS ${target} EXPORT tetherTargets
             ARCHIVE DESTINATION lib LIBRARY DESTINATION lib INCLUDES DESTINATION include)
     install(DIRECTORY include/ DESTINATION include)

@@ -9,7 +9,8 @@
 # the units where a finding is most likely (the lists below). Debian's gRPC and protobuf
 # are not instrumented: under TSan every buffer gRPC hands to tether's threads through its
 # own (invisible) locks is reported, so the gRPC server's suite is not part of the TSan
-# smoke; see tests/sanitizers/tsan.supp.
+# smoke; see tests/sanitizers/tsan.supp. fontconfig (under Cairo's plots) keeps its cache
+# until exit: tests/sanitizers/lsan.supp.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -41,6 +42,7 @@ for preset in "${presets[@]}"; do
     cmake --build --preset "$preset" --target "${targets[@]}"
     # The environment of the test preset, for running the executables directly.
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
+    export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/lsan.supp"
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
     export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/sanitizers/tsan.supp"
     export TETHER_DATA_DIR=$PWD/common
