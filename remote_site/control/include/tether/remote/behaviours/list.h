@@ -28,6 +28,7 @@
 // producers override earlier ones (a spring trajectory over a timed one).
 
 #include <cstdint>
+#include <initializer_list>
 
 #include "tether/remote/behaviours/dither/dither.h"
 #include "tether/remote/behaviours/force_control/force_control.h"
@@ -68,9 +69,10 @@ enum class Behaviour : std::uint8_t {
 };
 
 // How many behaviours the list has; Behaviour's enumerators run from 1 to this.
-#define TETHER_COUNT_BEHAVIOUR(field, Name, ENUM, label) +1
-inline constexpr int kBehaviourCount = 0 TETHER_BEHAVIOURS(TETHER_COUNT_BEHAVIOUR);
-#undef TETHER_COUNT_BEHAVIOUR
+#define TETHER_BEHAVIOUR_VALUE(field, Name, ENUM, label) Behaviour::k##Name,
+inline constexpr int kBehaviourCount = static_cast<int>(
+    std::initializer_list<Behaviour>{TETHER_BEHAVIOURS(TETHER_BEHAVIOUR_VALUE)}.size());
+#undef TETHER_BEHAVIOUR_VALUE
 
 // Lower-case name for operators ("force control", "joint-limit avoidance"); "unspecified" and
 // "unknown" for values outside the list.
