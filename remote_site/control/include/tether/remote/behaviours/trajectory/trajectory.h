@@ -31,9 +31,6 @@ class Trajectory {
   void evaluate(const TrajectoryParameters& parameters, double time,
                 MotionReference& reference) const noexcept;
 
-  const Frame& start_pose() const { return start_pose_; }
-  double start_arm_angle() const { return start_arm_angle_; }
-
  private:
   Frame start_pose_;
   double start_arm_angle_ = 0.0;
