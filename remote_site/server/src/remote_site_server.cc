@@ -601,16 +601,21 @@ class TelemetryReactor final : public grpc::ServerWriteReactor<v1::Telemetry>,
     std::lock_guard lock(mutex_);
     queue_.pop_front();
     writing_ = false;
-    if (!ok) {
-      finishing_ = true;
+    // A failed write means the stream is gone (client vanished, or cancelled while this
+    // write was in flight, after OnCancel saw writing_ set). The call must still be
+    // finished here: nothing else will, and an unfinished call keeps Server::Shutdown
+    // waiting for ever (the SIGTERM hang once a telemetry stream had been opened).
+    if (!ok) finishing_ = true;
+    if (finishing_) {
+      if (!finished_) {
+        finished_ = true;
+        Finish(ok ? Status::OK : Status(StatusCode::CANCELLED, "telemetry stream ended"));
+      }
       return;
     }
-    if (!queue_.empty() && !finishing_) {
+    if (!queue_.empty()) {
       writing_ = true;
       StartWrite(&queue_.front());
-    } else if (finishing_ && !finished_) {
-      finished_ = true;
-      Finish(Status::OK);
     }
   }
 
