@@ -7,6 +7,7 @@
 #include <grpcpp/health_check_service_interface.h>
 #include <spdlog/spdlog.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <deque>
@@ -87,16 +88,40 @@ class ParseErrors : public google::protobuf::io::ErrorCollector {
 // from protobuf text format: a number, an enum name, or a message's fields ("x: 1 y: 2").
 // A list (repeated field) is set through the message that holds it. Errors start with the
 // path as given, in the spelling of every other message about a task parameter.
+// Fields of the task that identify it rather than parameterise it: never set this way.
+constexpr std::array<const char*, 1> kIdentityFields = {"name"};
+// Longest path and value SetParameter accepts [characters]: the longest path in the schema
+// is under 80, and a whole section in text format (a trajectory's 64 waypoints) under 8 KiB.
+constexpr std::size_t kMaxParameterPath = 256;
+constexpr std::size_t kMaxParameterValue = 16384;
+
 void set_field(v1::TaskParameters& task, const std::string& spelled, const std::string& value) {
+  if (spelled.size() > kMaxParameterPath) {
+    throw proto::ConversionError("path = '" + spelled.substr(0, 32) + "...' (" +
+                                 std::to_string(spelled.size()) + " characters): at most " +
+                                 std::to_string(kMaxParameterPath));
+  }
   const std::optional<FieldPath> path = FieldPath::parse(spelled);
   if (!path) {
     throw proto::ConversionError("path = '" + spelled +
                                  "': not a field path; spell it as in the task file, e.g. "
                                  "impedance.mass.rotation.x");
   }
+  const std::vector<FieldPath::Segment>& segments = path->segments();
+  for (const char* identity : kIdentityFields) {
+    if (!segments.empty() && segments.front().name == identity) {
+      throw proto::ConversionError(*path, std::string(": identifies the task and is not a "
+                                                      "parameter; upload the set under another "
+                                                      "name instead"));
+    }
+  }
+  if (value.size() > kMaxParameterValue) {
+    throw proto::ConversionError(spelled + " = '" + value.substr(0, 32) + "...' (" +
+                                 std::to_string(value.size()) + " characters): at most " +
+                                 std::to_string(kMaxParameterValue));
+  }
   google::protobuf::Message* message = &task;
   FieldPath walked;
-  const std::vector<FieldPath::Segment>& segments = path->segments();
   for (std::size_t s = 0; s < segments.size(); ++s) {
     const std::string& name = segments[s].name;
     const google::protobuf::Descriptor* descriptor = message->GetDescriptor();

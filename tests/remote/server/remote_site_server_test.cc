@@ -258,6 +258,24 @@ TEST_F(RemoteSiteServerTest, SetParameterChangesTheRunningTaskWithoutRestartingI
             0u)
       << s.error_message();
 
+  // The name identifies the task: it is no parameter, whatever its length.
+  for (const std::string& name : {std::string("renamed"), std::string(100000, 'x')}) {
+    set.set_path("name");
+    set.set_value("\"" + name + "\"");
+    s = stub_->SetParameter(as("alice").get(), set, &reply);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_EQ(s.error_message().rfind("name: identifies the task and is not a parameter", 0), 0u)
+        << s.error_message().substr(0, 200);
+  }
+  set.set_path("impedance.mass.translation.x");
+  set.set_value(std::string(100000, '1'));
+  s = stub_->SetParameter(as("alice").get(), set, &reply);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("(100000 characters): at most 16384"), std::string::npos)
+      << s.error_message().substr(0, 200);
+  EXPECT_LT(s.error_message().size(), 200U);
+  EXPECT_EQ(status().task_name(), "door");
+
   // The task clock kept running through the accepted update.
   std::this_thread::sleep_for(100ms);
   const CycleTelemetry t = executor_->telemetry();

@@ -34,6 +34,7 @@ class Checker : public TaskChecker {
   using TaskChecker::TaskChecker;
 
   std::vector<ValidationIssue> run() {
+    check_name();
     check_task_frames();
     check_impedance();
     check_resolver();
@@ -47,6 +48,16 @@ class Checker : public TaskChecker {
   }
 
  private:
+  // An unnamed task (a file previewed before upload) is fine; the store names it.
+  void check_name() {
+    const std::string& name = task_.name;
+    if (name.empty() || valid_task_name(name)) return;
+    // Quote at most the first 32 characters: the name may be huge, the message must not be.
+    const std::string shown = name.size() > 32 ? name.substr(0, 32) + "..." : name;
+    add("name", " = '" + shown + "' (" + std::to_string(name.size()) + " characters): must be 1 to " +
+                    std::to_string(kMaxTaskNameLength) + " of A-Z a-z 0-9 _ - . (not '.' or '..')");
+  }
+
   void check_task_frames() {
     const double dt = task_.period;
     if (std::isfinite(dt) && dt >= kMinTaskPeriod && dt <= kMaxTaskPeriod) {
@@ -462,6 +473,18 @@ std::string summary(const std::string& task_name, const std::vector<ValidationIs
 }
 
 }  // namespace
+
+bool valid_task_name(std::string_view name) {
+  if (name.empty() || name.size() > kMaxTaskNameLength || name == "." || name == "..") {
+    return false;
+  }
+  for (const char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '-' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
 
 ValidationIssue placed(ValidationIssue issue, SourcePosition position) {
   // The message starts with the path as it is now; only that prefix changes.

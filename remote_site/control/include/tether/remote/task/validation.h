@@ -69,6 +69,10 @@ inline constexpr double kMaxStallTimeout = 1.0;      // [s]
 inline constexpr double kMaxStopTime = 5.0;          // [s]
 inline constexpr double kFrameTolerance = 1e-6;      // orthonormality, det and frame equality
 inline constexpr double kMinReferenceLength = 1e-6;  // arm-angle reference vector [m]
+// A task's name: it names the stored file and every log, audit and telemetry line, so it is
+// short and safe in a path: 1 to kMaxTaskNameLength of A-Z a-z 0-9 _ - . (not "." or "..").
+inline constexpr std::size_t kMaxTaskNameLength = 64;
+bool valid_task_name(std::string_view name);
 // Resolver sizes that are allocated once, when the executor is built.
 inline constexpr std::size_t kMaxKinematicFunctions = 8;  // configuration control
 inline constexpr int kMaxShakeTrials = 256;               // SHAKE trial moves per cycle
