@@ -2,9 +2,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
+#include "durable_file.h"
 #include "tether/proto/task_io.h"
 #include "tether/remote/task/validation.h"
 
@@ -12,19 +15,32 @@ namespace tether::remote::server {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+constexpr const char* kExtension = ".textproto";
+// First line of every stored file: its revision survives a restart of the site.
+constexpr const char* kRevisionHeader = "# tether task store: revision ";
+
+std::uint64_t revision_of(const std::string& text) {
+  const std::string header = kRevisionHeader;
+  if (text.compare(0, header.size(), header) != 0) return 1;
+  std::uint64_t revision = 0;
+  std::istringstream in(text.substr(header.size()));
+  in >> revision;
+  return revision > 0 ? revision : 1;
+}
+
+}  // namespace
+
 TaskStore::TaskStore(const KinematicModel& model, std::string directory)
     : model_(model), directory_(std::move(directory)) {
   if (!directory_.empty()) load_directory();
 }
 
-bool TaskStore::valid_name(const std::string& name) {
-  if (name.empty() || name.size() > 64) return false;
-  for (char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '_' || c == '-' || c == '.';
-    if (!ok) return false;
-  }
-  return name != "." && name != "..";
+bool TaskStore::valid_name(const std::string& name) { return valid_task_name(name); }
+
+std::string TaskStore::path_of(const std::string& name) const {
+  return (fs::path(directory_) / (name + kExtension)).string();
 }
 
 void TaskStore::load_directory() {
@@ -35,22 +51,58 @@ void TaskStore::load_directory() {
                          "task directory '" + directory_ + "': " + ec.message());
   }
   for (const auto& entry : fs::directory_iterator(directory_)) {
-    if (entry.path().extension() != ".textproto") continue;
-    const std::string name = entry.path().stem().string();
+    const fs::path& path = entry.path();
+    // An upload interrupted by a crash: the stored file it was replacing is intact.
+    if (path.string().size() > std::string(kTemporarySuffix).size() &&
+        path.string().ends_with(kTemporarySuffix)) {
+      spdlog::warn("task store: removing {}, an upload interrupted before it completed",
+                   path.string());
+      fs::remove(path, ec);
+      continue;
+    }
+    if (!entry.is_regular_file() || path.extension() != kExtension) continue;
+    const std::string name = path.stem().string();
     try {
-      TaskParameters task = proto::load_valid_task_file(entry.path().string(), model_);
-      tasks_[name] = StoredTask{name, 1, std::move(task)};
+      if (!valid_name(name)) {
+        throw std::runtime_error("'" + name + "' is not a task name (1 to " +
+                                 std::to_string(kMaxTaskNameLength) + " of A-Z a-z 0-9 _ - .)");
+      }
+      std::ifstream in(path);
+      std::stringstream text;
+      text << in.rdbuf();
+      TaskParameters task = proto::load_valid_task_file(path.string(), model_);
+      task.name = name;
+      tasks_[name] = StoredTask{name, revision_of(text.str()), std::move(task)};
     } catch (const std::exception& e) {
-      spdlog::warn("task store: skipping {}: {}", entry.path().string(), e.what());
+      quarantine(path, e.what());
     }
   }
   spdlog::info("task store: {} task(s) from {}", tasks_.size(), directory_);
 }
 
+void TaskStore::quarantine(const fs::path& path, const std::string& reason) {
+  // Kept for the operator to inspect, out of the way of the next start.
+  const fs::path aside_directory = fs::path(directory_) / "rejected";
+  const auto stamp = std::chrono::duration_cast<std::chrono::seconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+  const fs::path aside =
+      aside_directory / (path.filename().string() + "." + std::to_string(stamp));
+  std::error_code ec;
+  fs::create_directories(aside_directory, ec);
+  if (!ec) fs::rename(path, aside, ec);
+  spdlog::error("task store: {} is not a valid task set and was {}: {}", path.string(),
+                ec ? "left in place (" + ec.message() + ")" : "moved to " + aside.string(),
+                reason);
+  rejected_.push_back(path.filename().string());
+}
+
 std::uint64_t TaskStore::put(const std::string& name, TaskParameters task, bool replace) {
   if (!valid_name(name)) {
+    const std::string shown = name.size() > 32 ? name.substr(0, 32) + "..." : name;
     throw TaskStoreError(TaskStoreError::Kind::kInvalidName,
-                         "name = '" + name + "': use 1 to 64 of A-Z a-z 0-9 _ - .");
+                         "name = '" + shown + "': use 1 to " + std::to_string(kMaxTaskNameLength) +
+                             " of A-Z a-z 0-9 _ - .");
   }
   task.name = name;
   require_valid_task(task, model_);
@@ -63,17 +115,13 @@ std::uint64_t TaskStore::put(const std::string& name, TaskParameters task, bool 
   }
   const std::uint64_t revision = it == tasks_.end() ? 1 : it->second.revision + 1;
   if (!directory_.empty()) {
-    const fs::path path = fs::path(directory_) / (name + ".textproto");
-    const fs::path temporary = path.string() + ".tmp";
-    {
-      std::ofstream out(temporary);
-      out << proto::to_text(task);
-      if (!out) {
-        throw TaskStoreError(TaskStoreError::Kind::kIo,
-                             "cannot write '" + temporary.string() + "'");
-      }
+    // Stored before it is acknowledged: an answered upload survives a crash.
+    try {
+      write_file_durably(path_of(name),
+                         kRevisionHeader + std::to_string(revision) + "\n" + proto::to_text(task));
+    } catch (const std::exception& e) {
+      throw TaskStoreError(TaskStoreError::Kind::kIo, e.what());
     }
-    fs::rename(temporary, path);
   }
   tasks_[name] = StoredTask{name, revision, std::move(task)};
   return revision;
@@ -96,13 +144,17 @@ std::vector<StoredTask> TaskStore::list() const {
 
 void TaskStore::remove(const std::string& name) {
   std::lock_guard lock(mutex_);
-  if (tasks_.erase(name) == 0) {
+  if (tasks_.find(name) == tasks_.end()) {
     throw TaskStoreError(TaskStoreError::Kind::kNotFound, "no task named '" + name + "'");
   }
   if (!directory_.empty()) {
-    std::error_code ec;
-    fs::remove(fs::path(directory_) / (name + ".textproto"), ec);
+    try {
+      remove_file_durably(path_of(name));
+    } catch (const std::exception& e) {
+      throw TaskStoreError(TaskStoreError::Kind::kIo, e.what());
+    }
   }
+  tasks_.erase(name);
 }
 
 }  // namespace tether::remote::server

@@ -32,3 +32,7 @@ target_compile_definitions(remote_site_server_test PRIVATE
 tether_add_test(control_lease_test SOURCES remote/server/control_lease_test.cc
                 LIBS tether::remote)
 target_include_directories(control_lease_test PRIVATE ${PROJECT_SOURCE_DIR}/remote_site/server/src)
+
+tether_add_test(task_store_test SOURCES remote/server/task_store_test.cc
+                LIBS tether::remote tether::proto)
+target_include_directories(task_store_test PRIVATE ${PROJECT_SOURCE_DIR}/remote_site/server/src)
