@@ -62,6 +62,21 @@ void expect_no_allocation(ResolverKind resolver) {
   }
   EXPECT_EQ(counter.count(), 0u);
   EXPECT_EQ(executor.status().state, ExecutorState::kRunning) << describe(executor.status().breach);
+
+  // The controlled stop and the compliant hold after it (the wrench is valid) run in the
+  // same cycle and allocate nothing either.
+  executor.request_stop(BreachCause::kOperatorStop);
+  ::tether::testing::ScopedAllocationCounter stop_counter;
+  for (int n = 0; n < 1000; ++n) {
+    JointCommand command;
+    ArmState state;
+    const ArmStatus status = arm.read(state);
+    executor.cycle(state, status, command);
+    arm.write(command);
+    arm.advance_to(state.time + 0.001);
+  }
+  EXPECT_EQ(stop_counter.count(), 0u);
+  EXPECT_EQ(executor.status().state, ExecutorState::kStopped);
 }
 
 TEST(ExecutorAllocation, ACycleWithEveryBehaviourOnAllocatesNothing) {

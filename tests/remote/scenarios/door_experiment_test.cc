@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <string>
 
@@ -63,6 +64,88 @@ TEST(DoorExperiment, ForceControlWith18NmAboutTheHingeOpensTheDoor) {
   // Compliance in every other direction: the door is opened without fighting the hinge.
   EXPECT_LT(r.peak_force, 20.0);
   EXPECT_LT(r.peak_torque, 20.0);
+}
+
+// Runs `task` in lock-step for `run` s, stops it as an operator would, holds for `hold` s,
+// resets, and starts the same task again for `again` s. Returns what each phase saw.
+struct StopInContact {
+  double peak_force_running = 0.0;
+  double peak_torque_running = 0.0;
+  double peak_force_holding = 0.0;   // from the stop to the reset
+  double peak_torque_holding = 0.0;
+  double force_at_reset = 0.0;
+  double torque_at_reset = 0.0;
+  ResetOutcome reset = ResetOutcome::kPending;
+  BreachEvent breach_again;
+  ExecutorState state_again = ExecutorState::kIdle;
+  double aux0_at_restart = 0.0;
+  double aux0_end = 0.0;
+};
+
+StopInContact stop_in_contact(SceneKind scene, const TaskParameters& task, double run,
+                              double hold, double again) {
+  const ArmModel model = load_default_arm();
+  SimulatedArm arm = make_arm(scene, model);
+  HandControllerQueue queue;
+  Executor executor(model, queue);
+  ControlLoop loop(arm, executor, Pacing::kBatch);
+  StopInContact out;
+  CycleTelemetry t;
+  auto cycles = [&](double seconds, double* peak_force, double* peak_torque) {
+    const auto n = static_cast<std::uint64_t>(std::llround(seconds / task.period));
+    for (std::uint64_t k = 0; k < n; ++k) {
+      loop.run_cycles(1);
+      while (loop.telemetry().pop(t)) {
+        if (peak_force) *peak_force = std::max(*peak_force, t.wrench.head<3>().norm());
+        if (peak_torque) *peak_torque = std::max(*peak_torque, t.wrench.tail<3>().norm());
+      }
+      executor.collect_garbage();
+    }
+  };
+  executor.submit(task, true);
+  cycles(run, &out.peak_force_running, &out.peak_torque_running);
+  EXPECT_EQ(executor.status().state, ExecutorState::kRunning) << describe(executor.status().breach);
+  executor.request_stop(BreachCause::kOperatorStop);
+  cycles(hold, &out.peak_force_holding, &out.peak_torque_holding);
+  EXPECT_EQ(executor.status().state, ExecutorState::kStopped);
+  out.force_at_reset = t.wrench.head<3>().norm();
+  out.torque_at_reset = t.wrench.tail<3>().norm();
+  executor.request_reset();
+  cycles(0.01, nullptr, nullptr);
+  out.reset = executor.status().last_reset;
+  out.aux0_at_restart = t.aux[0];
+  executor.submit(task, true);
+  cycles(again, nullptr, nullptr);
+  out.breach_again = executor.status().breach;
+  out.state_again = executor.status().state;
+  out.aux0_end = t.aux[0];
+  return out;
+}
+
+TEST(DoorExperiment, AStopInContactBuildsNoForceAndTheSameTaskStartsAgainAfterAReset) {
+  const TaskParameters task = shipped("door_force");
+  // 4 s of force control, a 1 s hold, then 1 s more: the door nears joint 6's limit margin
+  // about 65° open, so the second run is kept short of that.
+  const StopInContact r = stop_in_contact(SceneKind::kDoor, task, 4.0, 1.0, 1.0);
+  std::printf("door: peak force/torque running %.1f N / %.1f N·m, holding %.1f N / %.1f N·m, "
+              "at reset %.1f N / %.1f N·m; door %.1f -> %.1f deg\n",
+              r.peak_force_running, r.peak_torque_running, r.peak_force_holding,
+              r.peak_torque_holding, r.force_at_reset, r.torque_at_reset, r.aux0_at_restart / kDeg,
+              r.aux0_end / kDeg);
+  // While the arm stops and holds, the contact is not loaded beyond what the running task
+  // applied (18 N·m about the hinge through the handle).
+  EXPECT_LE(r.peak_force_holding, std::max(r.peak_force_running, 1.0) * 1.2)
+      << "running " << r.peak_force_running;
+  EXPECT_LE(r.peak_torque_holding, std::max(r.peak_torque_running, 1.0) * 1.2)
+      << "running " << r.peak_torque_running;
+  EXPECT_LT(r.force_at_reset, task.bounds.max_force);
+  EXPECT_LT(r.torque_at_reset, task.bounds.max_torque);
+  EXPECT_EQ(r.reset, ResetOutcome::kAccepted);
+  EXPECT_FALSE(r.breach_again) << describe(r.breach_again);
+  EXPECT_EQ(r.state_again, ExecutorState::kRunning);
+  // The door keeps opening under the same 18 N·m.
+  EXPECT_GT(r.aux0_end, r.aux0_at_restart + 5.0 * kDeg)
+      << r.aux0_at_restart / kDeg << " -> " << r.aux0_end / kDeg << " deg";
 }
 
 TEST(DoorExperiment, SpringTrajectoryOpensTheDoorTo35DegreesFastFirstThenSlowerAndSettles) {
@@ -134,9 +217,8 @@ TEST(SeedPeriod, ATrajectorySampledAt20MsTracksOnTheSimulatedArm) {
   EXPECT_LT(std::abs(r.error.back()[6]), 2e-3);
 }
 
-TEST(WallScene, ForceControlPressesTheGripperOnTheWallWithTheReferenceForce) {
-  const ArmModel model = load_default_arm();
-  SimulatedArm arm = make_arm(SceneKind::kWall, model);
+// Force control against the wall scene's rigid wall: 10 N along TOOL +z, into it.
+TaskParameters wall_press_task(const SimulatedArm& arm) {
   TaskParameters task;
   task.name = "wall_press";
   task.impedance.stiffness.head<6>().setZero();
@@ -147,8 +229,15 @@ TEST(WallScene, ForceControlPressesTheGripperOnTheWallWithTheReferenceForce) {
   task.wrench_sensor.tool_center_of_mass = arm.gripper().center_of_mass;
   task.wrench_sensor.filter_cutoff = 20.0;
   task.force_control.enabled = true;
-  task.force_control.reference_wrench << 0, 0, 10.0, 0, 0, 0;  // 10 N along TOOL +z, into it
+  task.force_control.reference_wrench << 0, 0, 10.0, 0, 0, 0;
   task.bounds.max_force = 40.0;
+  return task;
+}
+
+TEST(WallScene, ForceControlPressesTheGripperOnTheWallWithTheReferenceForce) {
+  const ArmModel model = load_default_arm();
+  SimulatedArm arm = make_arm(SceneKind::kWall, model);
+  const TaskParameters task = wall_press_task(arm);
   TaskRunOptions run;
   run.duration = 10.0;  // 3 cm at 10 N / B = 5 mm/s, then contact
   const TaskRunRecord r = run_task(arm, task, run);
@@ -156,6 +245,22 @@ TEST(WallScene, ForceControlPressesTheGripperOnTheWallWithTheReferenceForce) {
   // The gripper crossed the 3 cm gap and now pushes with F_r (exact force tracking, K = 0).
   EXPECT_NEAR(r.wrench.back()[2], 10.0, 0.3);
   EXPECT_LT(r.wrench.back().head<2>().norm(), 1.0);
+}
+
+TEST(WallScene, AStopPressingTheWallBuildsNoForceAndThePressResumesAfterAReset) {
+  const ArmModel model = load_default_arm();
+  const TaskParameters task = wall_press_task(make_arm(SceneKind::kWall, model));
+  // 10 s reach the wall and press with 10 N (the test above); stop, hold 1 s, reset, press
+  // again for 3 s.
+  const StopInContact r = stop_in_contact(SceneKind::kWall, task, 10.0, 1.0, 3.0);
+  std::printf("wall: peak force running %.1f N, holding %.1f N, at reset %.1f N\n",
+              r.peak_force_running, r.peak_force_holding, r.force_at_reset);
+  EXPECT_GT(r.peak_force_running, 9.0);
+  EXPECT_LE(r.peak_force_holding, r.peak_force_running * 1.2);
+  EXPECT_LT(r.force_at_reset, 0.5 * task.bounds.max_force);
+  EXPECT_EQ(r.reset, ResetOutcome::kAccepted);
+  EXPECT_FALSE(r.breach_again) << describe(r.breach_again);
+  EXPECT_EQ(r.state_again, ExecutorState::kRunning);
 }
 
 TEST(ProximityScene, ProximityControlHoldsTheReferenceDistanceSquareToTheTiltedPlate) {

@@ -1,9 +1,11 @@
 #include "tether/remote/loop/executor.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <stdexcept>
 
+#include "tether/common/dls.h"
 #include "tether/common/motion_space.h"
 #include "tether/common/spatial.h"
 #include "tether/remote/task/validation.h"
@@ -228,12 +230,104 @@ void Executor::prepare_resolver_input(const JointVector& joint_weights,
   in.obstacle_recovery = o.recovery;
 }
 
+namespace {
+
+// Stop causes after which the kinematics, the wrench and the numbers are still trusted, so
+// the stop may yield to contact (the executor header). The others stop rigidly.
+bool allows_compliant_stop(BreachCause cause) noexcept {
+  return cause != BreachCause::kArmFault && cause != BreachCause::kNonFinite &&
+         cause != BreachCause::kResolverSingular;
+}
+
+// A wrench below these is not yielded to while holding: the residue of tool-weight
+// compensation and sensor offsets would otherwise make a stopped arm creep.
+constexpr double kHoldForceDeadband = 2.0;   // [N]
+constexpr double kHoldTorqueDeadband = 0.2;  // [N·m]
+// Fastest the hold yields, per joint [rad/s]; a contact that pushes harder is followed no
+// faster than this (a stopped arm must not be thrown about by its environment).
+constexpr double kHoldMaxJointSpeed = 0.25;
+// Added to the resolver's joint weights so the hold's DLS stays bounded at a singularity.
+constexpr double kHoldJointDamping = 1e-3;
+// Least stiffness of the hold per MOTION row (translation [N/m], rotation [N·m/rad], arm
+// angle [N·m/rad]); the task's own K where it is stiffer. 9.81 N of unexpected payload sags
+// the held tool by 10 mm; a contact 10× stiffer keeps a tenth of its force.
+// ...and at least B/τ_hold, so each row of the hold settles within a few τ_hold [s].
+constexpr double kHoldTimeConstant = 0.25;
+constexpr std::array<double, kMotionDim> kHoldMinStiffness = {1000.0, 1000.0, 1000.0, 100.0,
+                                                              100.0,  100.0,  10.0};
+
+Vector3 beyond_deadband(const Vector3& v, double deadband) noexcept {
+  const double norm = v.norm();
+  return norm > deadband ? Vector3(v * (1.0 - deadband / norm)) : Vector3::Zero();
+}
+
+}  // namespace
+
 void Executor::begin_stop(const BreachEvent& event) noexcept {
   breach_ = event;
   breach_.time = task_time_;
   const double stop_time = current_ != nullptr ? current_->task.bounds.stop_time : 0.2;
   stop_.start(q_command_, qd_command_, stop_time);
+  // Compliant only from a running task: its kinematics of this cycle are the hold's start.
+  compliant_stop_ = state_ == ExecutorState::kRunning && current_ != nullptr &&
+                    allows_compliant_stop(event.cause) && motion_pose_.p.allFinite();
+  if (compliant_stop_) {
+    hold_yield_.setZero();
+    hold_impedance_ = ImpedanceState{};
+    hold_parameters_ = current_->task.impedance;
+    const ImpedanceParameters& task_law = current_->task.impedance;
+    for (int i = 0; i < kMotionDim; ++i) {
+      const double k =
+          std::max({task_law.stiffness[i], kHoldMinStiffness[static_cast<std::size_t>(i)],
+                    task_law.damping[i] / kHoldTimeConstant});
+      // Only where the discretised law stays stable with it; the task's K always does.
+      if (impedance_spectral_radius(task_law.formulation, period(), task_law.mass[i],
+                                    task_law.damping[i], k) < 1.0) {
+        hold_parameters_.stiffness[i] = k;
+      }
+    }
+  }
   state_ = ExecutorState::kStopping;
+}
+
+void Executor::comply(const ArmState& arm, ArmStatus arm_status, double dt) noexcept {
+  if (arm_status != ArmStatus::kOk || !arm.wrench_valid || !arm.position.allFinite()) {
+    compliant_stop_ = false;
+    return;
+  }
+  const TaskParameters& task = current_->task;
+  update_kinematics();
+  forward_kinematics(model_, arm.position, measured_state_);
+  process_wrench(arm);
+  const Vector6& F_a = context_.measured_wrench;
+  ImpedanceInput input;
+  input.error = hold_yield_;
+  input.force.head<3>() = -beyond_deadband(F_a.head<3>(), kHoldForceDeadband);
+  input.force.segment<3>(3) = -beyond_deadband(F_a.tail<3>(), kHoldTorqueDeadband);
+  const MotionVector& xd = impedance_update(hold_parameters_, dt, input, hold_impedance_);
+  JointVector weights = task.resolver.joint_weights;
+  weights.array() += kHoldJointDamping;
+  JointVector qd;
+  if (weighted_dls<kMotionDim>(jacobian_, task.resolver.task_weights, weights, xd, qd) !=
+          DlsStatus::kOk ||
+      !qd.allFinite()) {
+    compliant_stop_ = false;
+    return;
+  }
+  const double scale = qd.cwiseAbs().maxCoeff() / kHoldMaxJointSpeed;
+  if (scale > 1.0) qd /= scale;
+  const JointVector q_next = (q_command_ + qd * dt).cwiseMax(lower_).cwiseMin(upper_);
+  const JointVector step = q_next - q_command_;
+  stop_.shift(step);
+  q_command_ = q_next;
+  qd_command_ += step / dt;
+  // The hold's state follows what was achieved, as in the running law.
+  const MotionVector achieved = jacobian_ * step;
+  hold_yield_ += achieved;
+  hold_impedance_.velocity = achieved / dt;
+  if (hold_parameters_.formulation == Formulation::kVelocity) {
+    hold_impedance_.perturbation = hold_impedance_.velocity;
+  }
 }
 
 BoundsInput Executor::bounds_input(const ArmState& arm) noexcept {
@@ -271,6 +365,7 @@ void Executor::handle_reset(const ArmState& arm) noexcept {
   reset_refusal_ = BreachEvent{};
   breach_ = BreachEvent{};
   qd_command_.setZero();
+  compliant_stop_ = false;
   state_ = ExecutorState::kIdle;
 }
 
@@ -411,6 +506,10 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
     if (stop_.at_rest()) state_ = ExecutorState::kStopped;
   } else if (state_ != ExecutorState::kRunning) {
     qd_command_.setZero();
+  }
+  if ((state_ == ExecutorState::kStopping || state_ == ExecutorState::kStopped) &&
+      compliant_stop_) {
+    comply(arm, arm_status, dt);
   }
   if (state_ == ExecutorState::kStopped || state_ == ExecutorState::kStopping) {
     handle_reset(arm);

@@ -16,6 +16,8 @@ class ControlledStop {
   void start(const JointVector& position, const JointVector& velocity, double stop_time) noexcept;
   // Advances one period dt [s]; writes the next position and velocity command.
   void step(double dt, JointVector& position, JointVector& velocity) noexcept;
+  // Moves the position the ramp integrates from by `offset` (a compliant hold yielding).
+  void shift(const JointVector& offset) noexcept { position_ += offset; }
   bool active() const { return active_; }
   bool at_rest() const { return elapsed_ >= stop_time_; }
 

@@ -13,6 +13,17 @@
 //                       ├─► q_c += q̇ Δt (inside the position limits) ─► arm servos
 //                       └─► bounds on the measured state ─► controlled stop, latched
 //
+// A controlled stop ramps the joint velocities of the moment to zero (bounds/controlled_stop.h).
+// While it ramps and while the arm holds afterwards, a stop whose cause leaves the kinematics
+// and the wrench sensor trustworthy is also compliant: on top of the ramp, the task's own
+// impedance law (its M and B) drives a yield Δx with no reference motion and
+// ΣF = −F_a beyond a small deadband — force control with F_r = 0 — against a hold stiffness
+// of at least kHoldMinStiffness and B/τ_hold. An arm stopped in contact so yields until the contact
+// unloads (a contact of stiffness k_env keeps F·K_h/(K_h + k_env) of its force F), while a
+// constant load it was not told about (a payload) sags it a bounded Δx = F/K_h instead of
+// making it creep; the same task can then start again after a reset. Faults of the arm, its sensors or the numbers (kArmFault, kNonFinite,
+// kResolverSingular) stop rigidly on the joint ramp alone.
+//
 // Threading: `cycle` and `notify_overruns` belong to the control-loop thread and never
 // allocate, lock or throw. `submit`, `request_stop`, `request_reset` and the status readers
 // may be called from any other thread; they reach the loop through a lock-free mailbox and
@@ -156,6 +167,9 @@ class Executor {
   void process_wrench(const ArmState& arm) noexcept;
   void run_behaviours() noexcept;
   void begin_stop(const BreachEvent& event) noexcept;
+  // One cycle of the compliant hold during a stop (see the header comment); falls back to
+  // the rigid stop for good when the arm, its wrench or the numbers cannot be trusted.
+  void comply(const ArmState& arm, ArmStatus arm_status, double dt) noexcept;
   // Places the task's obstacles in BASE (once per task), then update_obstacles().
   void load_obstacles() noexcept;
   // This cycle's critical points at the commanded joints.
@@ -212,6 +226,10 @@ class Executor {
   bool have_command_ = false;
   double task_time_ = 0.0;
   ControlledStop stop_;
+  bool compliant_stop_ = false;
+  MotionVector hold_yield_ = MotionVector::Zero();  // Δx the hold has yielded, MOTION axes
+  ImpedanceState hold_impedance_;
+  ImpedanceParameters hold_parameters_;  // the task's M, B; K at least kHoldMinStiffness, B/τ_hold
   ExecutorState state_ = ExecutorState::kIdle;
   BreachEvent breach_;
   int consecutive_overruns_ = 0;
