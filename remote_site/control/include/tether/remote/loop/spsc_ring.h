@@ -4,6 +4,13 @@
 // loop (and the loop hands telemetry back) without locks or allocation. Capacity is a
 // compile-time power of two; push fails (returns false) when full rather than overwrite,
 // so a sample is never lost silently — the producer counts the refusal.
+//
+// One producer and one consumer at a time, but not necessarily one thread each: the
+// teleoperation stream pushes from whichever gRPC thread runs its read callback. Each side
+// therefore loads its own index with acquire too, so a producer (or consumer) role that
+// moves to another thread is ordered after its predecessor's slot writes by the index
+// alone, whatever the hand-over between the threads was (on x86-64 an acquire load is a
+// plain move).
 
 #include <array>
 #include <atomic>
@@ -19,7 +26,7 @@ class SpscRing {
  public:
   // Producer side.
   bool push(const T& value) noexcept {
-    const std::size_t head = head_.load(std::memory_order_relaxed);
+    const std::size_t head = head_.load(std::memory_order_acquire);
     if (head - tail_.load(std::memory_order_acquire) == Capacity) return false;
     slots_[head & (Capacity - 1)] = value;
     head_.store(head + 1, std::memory_order_release);
@@ -28,7 +35,7 @@ class SpscRing {
 
   // Consumer side.
   bool pop(T& value) noexcept {
-    const std::size_t tail = tail_.load(std::memory_order_relaxed);
+    const std::size_t tail = tail_.load(std::memory_order_acquire);
     if (tail == head_.load(std::memory_order_acquire)) return false;
     value = slots_[tail & (Capacity - 1)];
     tail_.store(tail + 1, std::memory_order_release);
