@@ -5,12 +5,13 @@
 #   bash deploy/run-sanitizers.sh [asan|tsan|all] [--smoke]
 #
 # Full runs build everything and run the whole CTest suite (the malloc-counting
-# *Allocation tests excepted: the sanitizer owns malloc there). --smoke (CI) builds and runs
-# the units where a finding is most likely (the lists below). Debian's gRPC and protobuf
-# are not instrumented: under TSan every buffer gRPC hands to tether's threads through its
-# own (invisible) locks is reported, so the gRPC server's suite is not part of the TSan
-# smoke; see tests/sanitizers/tsan.supp. fontconfig (under Cairo's plots) keeps its cache
-# until exit: tests/sanitizers/lsan.supp.
+# *Allocation tests excepted: the sanitizer owns malloc there), the teleoperation pair's
+# real processes included. --smoke (CI) builds and runs the units where a finding is most
+# likely (the lists below). Debian's gRPC, protobuf and abseil are not instrumented: TSan
+# runs with ignore_noninstrumented_modules=1, tether's reactors state gRPC's callback
+# ordering to TSan (remote_site/server/src/callback_order.h), and tests/sanitizers/tsan.supp
+# suppresses only races inside gRPC's own operations (each entry says why). fontconfig
+# (under Cairo's plots) keeps its cache until exit: tests/sanitizers/lsan.supp.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,11 +28,13 @@ bash deploy/install-deps.sh
 
 # Smoke sets: small enough for CI, each over code that hands data between threads or
 # parses input. ASan/UBSan: task files, packets, validation, the executor and its loop.
-# TSan: the loop's lock-free hand-offs, the executor across threads, the control lease, and
-# the arm link's sockets and threads (UdpArm, the simulated-arm server).
+# TSan: the loop's lock-free hand-offs, the executor across threads, the control lease, the
+# arm link's sockets and threads (UdpArm, the simulated-arm server), and the gRPC server with
+# its teleoperation and telemetry streams against a real-time loop.
 asan_smoke=(task_validation_test task_io_test arm_link_protocol_test bounds_monitor_test
   executor_test lock_free_test)
-tsan_smoke=(lock_free_test executor_test control_lease_test simarm_server_test udp_arm_test)
+tsan_smoke=(lock_free_test executor_test control_lease_test simarm_server_test udp_arm_test
+  remote_site_server_test)
 
 status=0
 for preset in "${presets[@]}"; do
@@ -44,8 +47,9 @@ for preset in "${presets[@]}"; do
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
     export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/lsan.supp"
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-    export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/sanitizers/tsan.supp"
+    export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1:suppressions=$PWD/tests/sanitizers/tsan.supp"
     export TETHER_DATA_DIR=$PWD/common
+    export TETHER_SANITIZER=$preset
     passed=0 failed=0
     for t in "${targets[@]}"; do
       exe=$(find "build/$preset/tests" -type f -name "$t" -perm -u+x | head -n 1)

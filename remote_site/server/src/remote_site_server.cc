@@ -15,6 +15,7 @@
 #include <optional>
 #include <thread>
 
+#include "callback_order.h"
 #include "control_lease.h"
 #include "task_store.h"
 #include "telemetry_hub.h"
@@ -490,6 +491,7 @@ class TeleopReactor final
  public:
   TeleopReactor(RemoteSiteServer::Impl& site, std::string operator_name)
       : site_(site), operator_(std::move(operator_name)) {
+    const server::CallbackScope order(this);
     base_ = site_.teleop_sequence.load();
     site_.lease.open_stream(operator_);
     site_.hub.subscribe(this);
@@ -498,6 +500,7 @@ class TeleopReactor final
   }
 
   void OnReadDone(bool ok) override {
+    const server::CallbackScope order(this);
     if (!ok) {
       finish(Status::OK);
       return;
@@ -534,6 +537,7 @@ class TeleopReactor final
   }
 
   void OnWriteDone(bool ok) override {
+    const server::CallbackScope order(this);
     std::lock_guard lock(mutex_);
     writing_ = false;
     if (ok && have_pending_ && !finishing_) {
@@ -550,6 +554,7 @@ class TeleopReactor final
   }
 
   void OnCancel() override {
+    const server::CallbackScope order(this);
     const RemoteSiteServer::Impl::RunningTask task = site_.running();
     if (task.task.teleoperation.enabled &&
         site_.executor.status().state == ExecutorState::kRunning) {
@@ -560,6 +565,7 @@ class TeleopReactor final
   }
 
   void OnDone() override {
+    server::callback_begins(this);
     site_.hub.unsubscribe(this);
     site_.lease.close_stream(operator_, ControlLease::Clock::now());
     site_.teleop_open.store(false);
@@ -598,6 +604,7 @@ class TelemetryReactor final : public grpc::ServerWriteReactor<v1::Telemetry>,
  public:
   TelemetryReactor(RemoteSiteServer::Impl& site, std::uint32_t decimation)
       : site_(site), decimation_(decimation == 0 ? 1 : decimation) {
+    const server::CallbackScope order(this);
     site_.hub.subscribe(this);
   }
 
@@ -623,6 +630,7 @@ class TelemetryReactor final : public grpc::ServerWriteReactor<v1::Telemetry>,
   }
 
   void OnWriteDone(bool ok) override {
+    const server::CallbackScope order(this);
     std::lock_guard lock(mutex_);
     queue_.pop_front();
     writing_ = false;
@@ -645,6 +653,7 @@ class TelemetryReactor final : public grpc::ServerWriteReactor<v1::Telemetry>,
   }
 
   void OnCancel() override {
+    const server::CallbackScope order(this);
     std::lock_guard lock(mutex_);
     finishing_ = true;
     if (!writing_ && !finished_) {
@@ -654,6 +663,7 @@ class TelemetryReactor final : public grpc::ServerWriteReactor<v1::Telemetry>,
   }
 
   void OnDone() override {
+    server::callback_begins(this);
     site_.hub.unsubscribe(this);
     delete this;
   }
@@ -675,8 +685,14 @@ class TelemetryReactor final : public grpc::ServerWriteReactor<v1::Telemetry>,
 template <typename Reactor>
 class RefusedStream final : public Reactor {
  public:
-  explicit RefusedStream(const Status& status) { this->Finish(status); }
-  void OnDone() override { delete this; }
+  explicit RefusedStream(const Status& status) {
+    const server::CallbackScope order(this);
+    this->Finish(status);
+  }
+  void OnDone() override {
+    server::callback_begins(this);
+    delete this;
+  }
 };
 
 }  // namespace
