@@ -536,6 +536,10 @@ class TeleopReactor final
     StartWrite(&out_);
   }
 
+  void on_shutdown() override {
+    finish(Status(StatusCode::UNAVAILABLE, "the remote site is shutting down"));
+  }
+
   void OnWriteDone(bool ok) override {
     const server::CallbackScope order(this);
     std::lock_guard lock(mutex_);
@@ -662,6 +666,17 @@ class TelemetryReactor final : public grpc::ServerWriteReactor<v1::Telemetry>,
     }
   }
 
+  void on_shutdown() override {
+    std::lock_guard lock(mutex_);
+    finishing_ = true;
+    // A write in flight finishes the call in OnWriteDone (or the server's shutdown deadline
+    // cancels a write that a client never reads).
+    if (!writing_ && !finished_) {
+      finished_ = true;
+      Finish(Status(StatusCode::UNAVAILABLE, "the remote site is shutting down"));
+    }
+  }
+
   void OnDone() override {
     server::callback_begins(this);
     site_.hub.unsubscribe(this);
@@ -741,7 +756,9 @@ int RemoteSiteServer::port() const { return impl_->bound_port; }
 void RemoteSiteServer::shutdown() {
   if (!impl_->grpc_server) return;
   impl_->grpc_server->GetHealthCheckService()->SetServingStatus(kServiceName, false);
-  // Streams end when the deadline passes; the hub must keep serving them until then.
+  // tether's own streams end at once; a write a client never reads is cancelled when the
+  // deadline passes, and the hub must keep serving the streams until then.
+  impl_->hub.end_streams();
   impl_->grpc_server->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(500));
   impl_->hub.stop();
   impl_->grpc_server.reset();

@@ -26,6 +26,11 @@ void TelemetryHub::unsubscribe(CycleSubscriber* subscriber) {
                      subscribers_.end());
 }
 
+void TelemetryHub::end_streams() {
+  std::lock_guard lock(mutex_);
+  for (CycleSubscriber* s : subscribers_) s->on_shutdown();
+}
+
 CycleTelemetry TelemetryHub::latest() const {
   std::lock_guard lock(mutex_);
   return latest_;

@@ -22,6 +22,8 @@ class CycleSubscriber {
   virtual ~CycleSubscriber() = default;
   // Called on the hub thread for every cycle, in order.
   virtual void on_cycle(const CycleTelemetry& cycle) = 0;
+  // The site is shutting down: end the stream now (it may still be writing).
+  virtual void on_shutdown() = 0;
 };
 
 class TelemetryHub {
@@ -35,6 +37,8 @@ class TelemetryHub {
   void subscribe(CycleSubscriber* subscriber);
   // After it returns, `subscriber` is never called again.
   void unsubscribe(CycleSubscriber* subscriber);
+  // Asks every subscribed stream to end (on_shutdown), under the hub's lock.
+  void end_streams();
 
   // The newest cycle seen.
   CycleTelemetry latest() const;

@@ -36,3 +36,17 @@ target_include_directories(control_lease_test PRIVATE ${PROJECT_SOURCE_DIR}/remo
 tether_add_test(task_store_test SOURCES remote/server/task_store_test.cc
                 LIBS tether::remote tether::proto)
 target_include_directories(task_store_test PRIVATE ${PROJECT_SOURCE_DIR}/remote_site/server/src)
+
+# tether-remote as a real process under SIGTERM with streams open: real time, run alone.
+add_executable(remote_process_test remote/server/remote_process_test.cc)
+tether_target_defaults(remote_process_test)
+target_link_libraries(remote_process_test PRIVATE tether::proto gRPC::grpc++ GTest::gtest
+                                                  GTest::gtest_main)
+add_dependencies(remote_process_test tether-remote tether)
+target_compile_definitions(remote_process_test PRIVATE
+  TETHER_REMOTE_BINARY="$<TARGET_FILE:tether-remote>"
+  TETHER_CONSOLE_BINARY="$<TARGET_FILE:tether>"
+  TETHER_TASK_DIR="${PROJECT_SOURCE_DIR}/remote_site/tasks")
+gtest_discover_tests(remote_process_test DISCOVERY_TIMEOUT 60
+                     PROPERTIES RUN_SERIAL TRUE TIMEOUT 300
+                                ENVIRONMENT "TETHER_DATA_DIR=${PROJECT_SOURCE_DIR}/common")

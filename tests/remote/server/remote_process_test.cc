@@ -1,0 +1,266 @@
+// tether-remote --serve as a real process: SIGTERM stops the arm and ends the process
+// within 1 s of the stop, whatever streams are open — live, ended, abandoned by a client
+// that vanished, or blocked mid-write on a client that stopped reading. The hang this
+// guards against was a race, so the case is repeated.
+
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tether/proto/convert.h"
+#include "tether/proto/task_io.h"
+#include "tether/v1/remote_site.grpc.pb.h"
+
+extern char** environ;
+
+namespace tether::remote {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+constexpr int kRounds = 20;
+constexpr int kTelemetryStreams = 16;
+
+class Process {
+ public:
+  Process(const std::string& binary, const std::vector<std::string>& args) {
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(binary.c_str()));
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    if (posix_spawn(&pid_, binary.c_str(), nullptr, nullptr, argv.data(), environ) != 0) {
+      pid_ = -1;
+    }
+  }
+  ~Process() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      int status = 0;
+      ::waitpid(pid_, &status, 0);
+    }
+  }
+  pid_t pid() const { return pid_; }
+  void signal(int number) const { ::kill(pid_, number); }
+  // Waits up to `limit` for the process to end; returns its wait status, or -1 if it
+  // is still running.
+  int wait_for(std::chrono::milliseconds limit) {
+    const auto end = Clock::now() + limit;
+    while (Clock::now() < end) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return status;
+      }
+      std::this_thread::sleep_for(2ms);
+    }
+    return -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+std::unique_ptr<grpc::ClientContext> as_operator() {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->AddMetadata("tether-operator", "tester");
+  context->set_deadline(std::chrono::system_clock::now() + 10s);
+  return context;
+}
+
+// One telemetry stream read on its own thread; a stream that must not read (a client that
+// stopped reading) leaves the server's writes to back up.
+class TelemetryStream {
+ public:
+  TelemetryStream(v1::RemoteSite::Stub& stub, bool reads) {
+    v1::TelemetryRequest request;
+    request.set_decimation(1);
+    reader_ = stub.StreamTelemetry(&context_, request);
+    thread_ = std::thread([this, reads] {
+      v1::Telemetry t;
+      if (!reads) {
+        while (!stop_.load()) std::this_thread::sleep_for(5ms);
+        return;
+      }
+      while (reader_->Read(&t)) ++samples_;
+    });
+  }
+  ~TelemetryStream() { end(); }
+  void end() {
+    stop_.store(true);
+    context_.TryCancel();
+    if (thread_.joinable()) thread_.join();
+  }
+  int samples() const { return samples_.load(); }
+
+ private:
+  grpc::ClientContext context_;
+  std::unique_ptr<grpc::ClientReader<v1::Telemetry>> reader_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> samples_{0};
+};
+
+// Hand-controller increments at 1 kHz until told to stop; reflections read alongside.
+class TeleopStream {
+ public:
+  explicit TeleopStream(v1::RemoteSite::Stub& stub) {
+    context_.AddMetadata("tether-operator", "tester");
+    stream_ = stub.Teleoperate(&context_);
+    reader_ = std::thread([this] {
+      v1::ForceReflection r;
+      while (stream_->Read(&r)) ++reflections_;
+    });
+    writer_ = std::thread([this] {
+      std::uint64_t sequence = 0;
+      auto next = Clock::now();
+      while (!stop_.load()) {
+        v1::TeleopIncrement in;
+        in.set_sequence(++sequence);
+        in.set_ground_time_ns(1);
+        in.set_deadman(true);
+        in.set_mode(v1::TELEOP_MODE_TOOL);
+        if (!stream_->Write(in)) break;
+        next += 1ms;
+        std::this_thread::sleep_until(next);
+      }
+    });
+  }
+  ~TeleopStream() { end(); }
+  // Stops writing; with `close`, half-closes the stream as a ground that is done would.
+  void stop_writing(bool close) {
+    stop_.store(true);
+    if (writer_.joinable()) writer_.join();
+    if (close) stream_->WritesDone();
+  }
+  void end() {
+    stop_writing(false);
+    context_.TryCancel();
+    if (reader_.joinable()) reader_.join();
+  }
+
+ private:
+  grpc::ClientContext context_;
+  std::unique_ptr<grpc::ClientReaderWriter<v1::TeleopIncrement, v1::ForceReflection>> stream_;
+  std::thread reader_;
+  std::thread writer_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> reflections_{0};
+};
+
+class RemoteProcessTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    work_ = fs::temp_directory_path() / ("tether_remote_process_" + std::to_string(::getpid()));
+    fs::create_directories(work_);
+    // The shipped shared-control door task, with the longest stall bound validation allows:
+    // the subject here is shutdown, and the test's own 1 kHz writer competes for 2 cores.
+    TaskParameters task =
+        proto::load_task_file(std::string(TETHER_TASK_DIR) + "/door_shared.textproto");
+    task.teleoperation.stall_timeout = 1.0;
+    task.bounds.max_consecutive_overruns = 1000;
+    task_ = proto::from_task(task);
+    stop_time_ = task.bounds.stop_time;
+  }
+  void TearDown() override { fs::remove_all(work_); }
+
+  fs::path work_;
+  v1::TaskParameters task_;
+  double stop_time_ = 0.0;
+};
+
+TEST_F(RemoteProcessTest, SigtermStopsTheArmAndEndsWithinOneSecondWhateverStreamsAreOpen) {
+  std::vector<double> took;
+  for (int round = 0; round < kRounds; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    const fs::path port_file = work_ / ("port" + std::to_string(round));
+    Process remote(TETHER_REMOTE_BINARY, {"--serve", "127.0.0.1:0", "--scene", "door",
+                                          "--port-file", port_file.string()});
+    ASSERT_GT(remote.pid(), 0);
+    std::string port;
+    for (int i = 0; i < 500 && port.empty(); ++i) {
+      std::this_thread::sleep_for(20ms);
+      std::ifstream(port_file) >> port;
+    }
+    ASSERT_FALSE(port.empty()) << "tether-remote did not report its port";
+    const std::string address = "127.0.0.1:" + port;
+    auto channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+    auto stub = v1::RemoteSite::NewStub(channel);
+
+    v1::UploadTaskRequest upload;
+    upload.set_name("door_shared");
+    *upload.mutable_task() = task_;
+    v1::UploadTaskReply uploaded;
+    ASSERT_TRUE(stub->UploadTask(as_operator().get(), upload, &uploaded).ok());
+
+    // What is open when the signal arrives, by round: 0 everything live and the teleop
+    // stream mid-write; 1 half the telemetry streams and the teleop stream ended first;
+    // 2 a separate client process (`tether record`) killed outright just before; 3 the
+    // telemetry clients stopped reading, so the server's writes are blocked in flow control.
+    const int variant = round % 4;
+    std::vector<std::unique_ptr<TelemetryStream>> telemetry;
+    telemetry.reserve(kTelemetryStreams);
+    for (int i = 0; i < kTelemetryStreams; ++i) {
+      telemetry.push_back(std::make_unique<TelemetryStream>(*stub, variant != 3));
+    }
+    auto teleop = std::make_unique<TeleopStream>(*stub);
+    std::this_thread::sleep_for(50ms);
+    v1::StartTaskRequest start;
+    start.set_name("door_shared");
+    v1::StartTaskReply started;
+    ASSERT_TRUE(stub->StartTask(as_operator().get(), start, &started).ok());
+    std::unique_ptr<Process> recorder;
+    if (variant == 2) {
+      recorder = std::make_unique<Process>(
+          TETHER_CONSOLE_BINARY,
+          std::vector<std::string>{"--remote", address, "record", (work_ / "record.csv").string(),
+                                   "--duration", "60s"});
+    }
+    std::this_thread::sleep_for(variant == 3 ? 1500ms : 400ms);
+    if (variant == 1) {
+      for (int i = 0; i < kTelemetryStreams / 2; ++i) telemetry[i]->end();
+      teleop->stop_writing(true);
+    }
+    if (recorder) {
+      recorder->signal(SIGKILL);
+      recorder->wait_for(2000ms);
+    }
+    v1::SiteStatus status;
+    ASSERT_TRUE(stub->GetStatus(as_operator().get(), {}, &status).ok());
+    EXPECT_EQ(status.state(), v1::EXECUTOR_STATE_RUNNING) << status.breach().description();
+
+    const auto signalled = Clock::now();
+    remote.signal(SIGTERM);
+    const int wait_status = remote.wait_for(5000ms);
+    const double seconds = std::chrono::duration<double>(Clock::now() - signalled).count();
+    ASSERT_NE(wait_status, -1) << "tether-remote still running 5 s after SIGTERM";
+    EXPECT_TRUE(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0)
+        << "wait status " << wait_status;
+    // The controlled stop takes the task's stop time; the process is gone within 1 s of it.
+    EXPECT_LT(seconds, stop_time_ + 1.0);
+    took.push_back(seconds);
+    teleop.reset();
+    telemetry.clear();
+  }
+  std::sort(took.begin(), took.end());
+  std::printf("SIGTERM to exit over %d rounds: median %.3f s, max %.3f s (stop time %.2f s)\n",
+              kRounds, took[took.size() / 2], took.back(), stop_time_);
+}
+
+}  // namespace
+}  // namespace tether::remote
