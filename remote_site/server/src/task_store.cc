@@ -86,14 +86,12 @@ void TaskStore::quarantine(const fs::path& path, const std::string& reason) {
   const auto stamp = std::chrono::duration_cast<std::chrono::seconds>(
                          std::chrono::system_clock::now().time_since_epoch())
                          .count();
-  const fs::path aside =
-      aside_directory / (path.filename().string() + "." + std::to_string(stamp));
+  const fs::path aside = aside_directory / (path.filename().string() + "." + std::to_string(stamp));
   std::error_code ec;
   fs::create_directories(aside_directory, ec);
   if (!ec) fs::rename(path, aside, ec);
   spdlog::error("task store: {} is not a valid task set and was {}: {}", path.string(),
-                ec ? "left in place (" + ec.message() + ")" : "moved to " + aside.string(),
-                reason);
+                ec ? "left in place (" + ec.message() + ")" : "moved to " + aside.string(), reason);
   rejected_.push_back(path.filename().string());
 }
 

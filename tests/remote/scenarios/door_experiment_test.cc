@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "tether/common/units.h"
@@ -71,7 +71,7 @@ TEST(DoorExperiment, ForceControlWith18NmAboutTheHingeOpensTheDoor) {
 struct StopInContact {
   double peak_force_running = 0.0;
   double peak_torque_running = 0.0;
-  double peak_force_holding = 0.0;   // from the stop to the reset
+  double peak_force_holding = 0.0;  // from the stop to the reset
   double peak_torque_holding = 0.0;
   double force_at_reset = 0.0;
   double torque_at_reset = 0.0;
@@ -82,8 +82,8 @@ struct StopInContact {
   double aux0_end = 0.0;
 };
 
-StopInContact stop_in_contact(SceneKind scene, const TaskParameters& task, double run,
-                              double hold, double again) {
+StopInContact stop_in_contact(SceneKind scene, const TaskParameters& task, double run, double hold,
+                              double again) {
   const ArmModel model = load_default_arm();
   SimulatedArm arm = make_arm(scene, model);
   HandControllerQueue queue;
@@ -127,11 +127,11 @@ TEST(DoorExperiment, AStopInContactBuildsNoForceAndTheSameTaskStartsAgainAfterAR
   // 4 s of force control, a 1 s hold, then 1 s more: the door nears joint 6's limit margin
   // about 65° open, so the second run is kept short of that.
   const StopInContact r = stop_in_contact(SceneKind::kDoor, task, 4.0, 1.0, 1.0);
-  std::printf("door: peak force/torque running %.1f N / %.1f N·m, holding %.1f N / %.1f N·m, "
-              "at reset %.1f N / %.1f N·m; door %.1f -> %.1f deg\n",
-              r.peak_force_running, r.peak_torque_running, r.peak_force_holding,
-              r.peak_torque_holding, r.force_at_reset, r.torque_at_reset, r.aux0_at_restart / kDeg,
-              r.aux0_end / kDeg);
+  std::printf(
+      "door: peak force/torque running %.1f N / %.1f N·m, holding %.1f N / %.1f N·m, "
+      "at reset %.1f N / %.1f N·m; door %.1f -> %.1f deg\n",
+      r.peak_force_running, r.peak_torque_running, r.peak_force_holding, r.peak_torque_holding,
+      r.force_at_reset, r.torque_at_reset, r.aux0_at_restart / kDeg, r.aux0_end / kDeg);
   // While the arm stops and holds, the contact is not loaded beyond what the running task
   // applied (18 N·m about the hinge through the handle).
   EXPECT_LE(r.peak_force_holding, std::max(r.peak_force_running, 1.0) * 1.2)

@@ -54,8 +54,9 @@ class Checker : public TaskChecker {
     if (name.empty() || valid_task_name(name)) return;
     // Quote at most the first 32 characters: the name may be huge, the message must not be.
     const std::string shown = name.size() > 32 ? name.substr(0, 32) + "..." : name;
-    add("name", " = '" + shown + "' (" + std::to_string(name.size()) + " characters): must be 1 to " +
-                    std::to_string(kMaxTaskNameLength) + " of A-Z a-z 0-9 _ - . (not '.' or '..')");
+    add("name", " = '" + shown + "' (" + std::to_string(name.size()) +
+                    " characters): must be 1 to " + std::to_string(kMaxTaskNameLength) +
+                    " of A-Z a-z 0-9 _ - . (not '.' or '..')");
   }
 
   void check_task_frames() {

@@ -21,8 +21,8 @@
 // of at least kHoldMinStiffness and B/τ_hold. An arm stopped in contact so yields until the contact
 // unloads (a contact of stiffness k_env keeps F·K_h/(K_h + k_env) of its force F), while a
 // constant load it was not told about (a payload) sags it a bounded Δx = F/K_h instead of
-// making it creep; the same task can then start again after a reset. Faults of the arm, its sensors or the numbers (kArmFault, kNonFinite,
-// kResolverSingular) stop rigidly on the joint ramp alone.
+// making it creep; the same task can then start again after a reset. Faults of the arm, its sensors
+// or the numbers (kArmFault, kNonFinite, kResolverSingular) stop rigidly on the joint ramp alone.
 //
 // Threading: `cycle` and `notify_overruns` belong to the control-loop thread and never
 // allocate, lock or throw. `submit`, `request_stop`, `request_reset` and the status readers
