@@ -4,12 +4,16 @@
 #include <cstdlib>
 #include <cstring>
 
+// glibc's own allocator entry points: the counting replacements call them so they count
+// without recursing into themselves. The names are glibc's, reserved to the implementation.
+// NOLINTBEGIN(bugprone-reserved-identifier)
 extern "C" {
 void* __libc_malloc(std::size_t size);
 void* __libc_calloc(std::size_t n, std::size_t size);
 void* __libc_realloc(void* p, std::size_t size);
 void* __libc_memalign(std::size_t alignment, std::size_t size);
 }
+// NOLINTEND(bugprone-reserved-identifier)
 
 namespace {
 thread_local bool g_counting = false;

@@ -112,7 +112,7 @@ struct RemoteSiteClient::Impl {
   }
 };
 
-RemoteSiteClient::RemoteSiteClient(std::string address, ClientOptions options)
+RemoteSiteClient::RemoteSiteClient(std::string address, const ClientOptions& options)
     : impl_(std::make_shared<Impl>()) {
   impl_->address = std::move(address);
   impl_->operator_name =
@@ -219,7 +219,7 @@ struct TelemetrySubscription::State {
   std::optional<RemoteError> error;
   std::uint64_t dropped = 0;
 
-  void read(v1::TelemetryRequest request) {
+  void read(const v1::TelemetryRequest& request) {
     auto stream = stub->StreamTelemetry(&context, request);
     v1::Telemetry message;
     std::optional<RemoteError> failure;

@@ -39,7 +39,7 @@ TEST(CriticalPoints, AreTheClosestPointsOfEveryLinkToEveryObstacle) {
   for (std::size_t k = 0; k < 14; ++k) {
     const CriticalPoint& c = points[k];
     const Vector3& a = state.p[static_cast<std::size_t>(c.link)];
-    const Vector3& b = c.link < 6 ? state.p[static_cast<std::size_t>(c.link + 1)] : state.tool.p;
+    const Vector3& b = c.link < 6 ? state.p[static_cast<std::size_t>(c.link) + 1] : state.tool.p;
     const SphereObstacle& o = obstacles[static_cast<std::size_t>(c.obstacle)];
     double best = 1e9;
     for (int i = 0; i <= 10000; ++i) {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <asio/io_context.hpp>
+#include <cmath>
 #include <vector>
 
 namespace tether::local {
@@ -47,7 +48,7 @@ TEST_F(EvdevFixture, RelativeAndAbsoluteAxesAreLevelsMappedToRatesPastTheDeadban
   device.sample(0.0);
   const DeviceSample s = device.sample(0.5);
   Vector6 expected;
-  expected << 0.1 * (335 / 2) / 335.0 * 0.5, 0, 0, 0, -1.0 * 0.5, 0;
+  expected << 0.1 * std::floor(335 / 2.0) / 335.0 * 0.5, 0, 0, 0, -1.0 * 0.5, 0;
   EXPECT_LT((s.increment_base - expected).norm(), 1e-12) << s.increment_base.transpose();
   // A level holds until the next event, as a SpaceMouse cap held still.
   EXPECT_NEAR(device.sample(1.0).increment_base[4], -0.5, 1e-12);

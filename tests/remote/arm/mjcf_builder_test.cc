@@ -78,7 +78,7 @@ TEST(MjcfBuilder, BodyChainReproducesTetherForwardKinematicsForBothArms) {
       }
       mj_kinematics(sim->m, sim->d);
       forward_kinematics(model, q, state);
-      const Vector3 p(sim->d->xpos + 3 * gripper);
+      const Vector3 p(sim->d->xpos + 3 * static_cast<std::ptrdiff_t>(gripper));
       Matrix3 R;
       for (int r = 0; r < 3; ++r) {
         for (int c = 0; c < 3; ++c) R(r, c) = sim->d->site_xmat[9 * site + 3 * r + c];
@@ -99,8 +99,9 @@ TEST(MjcfBuilder, CarriesLimitsEffortsArmatureAndMassProperties) {
   EXPECT_NEAR(armature[6], 0.1, 1e-12);
   for (int i = 0; i < 7; ++i) {
     const ArmJoint& joint = arm.joints[static_cast<std::size_t>(i)];
-    EXPECT_NEAR(sim->m->jnt_range[2 * i], joint.limits.lower, 1e-12);
-    EXPECT_NEAR(sim->m->jnt_range[2 * i + 1], joint.limits.upper, 1e-12);
+    EXPECT_NEAR(sim->m->jnt_range[2 * static_cast<std::ptrdiff_t>(i)], joint.limits.lower, 1e-12);
+    EXPECT_NEAR(sim->m->jnt_range[2 * static_cast<std::ptrdiff_t>(i) + 1], joint.limits.upper,
+                1e-12);
     EXPECT_NEAR(sim->m->dof_armature[i], armature[i], 1e-12);
     EXPECT_GT(sim->m->dof_damping[i], 0.0);
     EXPECT_NEAR(sim->m->actuator_forcerange[2 * i + 1], joint.limits.effort, 1e-12);

@@ -95,7 +95,7 @@ TEST(SimulatedArmServo, StaysStableForTenSecondsOfRandomCommands) {
     JointVector command_v = JointVector::Zero();
     const JointVector lower = model.lower_limits().array() + 0.1;
     const JointVector upper = model.upper_limits().array() - 0.1;
-    const JointVector v_max = model.velocity_limits();
+    const JointVector& v_max = model.velocity_limits();
     const JointVector a_max = 0.5 * model.acceleration_limits();
     constexpr double kDt = 0.001;
     double max_error = 0.0;

@@ -18,7 +18,7 @@ constexpr double kInfluence = 0.05;  // [m] of the obstacle pass's spheres
 // sphere of influence (stated tolerance 1 mm: the measured joints lag the commanded ones)
 // and the tool kept its path.
 ScenarioResult expect_clear_pass(ResolverKind resolver) {
-  const ScenarioResult r = run_scenario(Scenario::kObstaclePass, resolver, load_default_arm(), {});
+  ScenarioResult r = run_scenario(Scenario::kObstaclePass, resolver, load_default_arm(), {});
   std::cout << resolver_label(resolver) << ": clearance " << r.min_clearance * 1e3
             << " mm, tracking " << r.tracking_error * 1e3 << " mm, min p "
             << r.min_achieved_fraction << '\n';

@@ -42,7 +42,7 @@ Series line(std::vector<double> x, std::vector<double> y, Rgb color = kSeriesCol
 }
 
 std::filesystem::path temp_dir(const std::string& name) {
-  const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / name;
+  std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;

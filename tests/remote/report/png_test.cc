@@ -23,7 +23,7 @@ using testing_png::DecodedPng;
 using testing_png::read_png;
 
 std::filesystem::path temp_dir(const std::string& name) {
-  const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / name;
+  std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
@@ -61,7 +61,9 @@ TEST(ImageFile, PngKeepsEveryPixelOfAnRgbSurface) {
   for (int y = 0; y < 5; ++y) {
     for (int x = 0; x < 7; ++x) {
       const std::uint32_t pixel = rng() & 0xFFFFFFu;
-      std::memcpy(data + y * stride + 4 * x, &pixel, sizeof pixel);
+      std::memcpy(
+          data + static_cast<std::ptrdiff_t>(y) * stride + 4 * static_cast<std::ptrdiff_t>(x),
+          &pixel, sizeof pixel);
       expected.push_back(static_cast<std::uint8_t>(pixel >> 16));
       expected.push_back(static_cast<std::uint8_t>(pixel >> 8));
       expected.push_back(static_cast<std::uint8_t>(pixel));

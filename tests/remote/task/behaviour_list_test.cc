@@ -90,6 +90,7 @@ TEST(BehaviourList, ValidationWalksEverySectionOfTheList) {
       "obstacle_avoidance.recovery",
   };
   std::vector<std::string> fields;
+  fields.reserve(issues.size());
   for (const ValidationIssue& issue : issues) fields.push_back(issue.field);
   EXPECT_EQ(fields, expected);
 }

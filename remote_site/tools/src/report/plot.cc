@@ -569,7 +569,8 @@ void draw_legend(cairo_t* cr, const Panel& panel, const PanelLayout& pl, const F
   for (std::size_t e = 0; e < pl.legend.size(); ++e) {
     const Series& s = panel.series[pl.legend[e]];
     const int row_top = b.top + 4 + static_cast<int>(e) * (font.line + 4);
-    const double mid = row_top + font.line / 2;  // a whole row: the 2 px sample stays crisp
+    // Half a line rounded down to a whole pixel, so the 2 px sample stays crisp.
+    const double mid = row_top + std::floor(font.line / 2.0);
     cairo_move_to(cr, b.left + kLegendPad, mid);
     cairo_line_to(cr, b.left + kLegendPad + kLegendSample, mid);
     set_color(cr, s.color);

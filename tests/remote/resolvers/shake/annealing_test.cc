@@ -82,7 +82,7 @@ TEST(AnnealingResolver, RejectsBadOptionsNamingTheField) {
   const auto chain = zigzag_chain();
   const auto objective = objective_for(chain);
   try {
-    AnnealingResolver<2>(chain, objective, {.step_size = 0.0});
+    const AnnealingResolver<2> refused(chain, objective, {.step_size = 0.0});
     FAIL() << "step size 0 accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("step_size 0"), std::string::npos) << e.what();

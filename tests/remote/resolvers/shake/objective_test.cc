@@ -95,7 +95,7 @@ TEST(ShakeObjective, PeriodicTermRampsInAfterOnePeriod) {
 TEST(ShakeObjective, RejectsBadWeightsNamingTheField) {
   const auto chain = two_links();
   try {
-    Objective<2>(chain, {}, {.dt = 0.0});
+    const Objective<2> refused(chain, {}, {.dt = 0.0});
     FAIL() << "dt 0 accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("dt 0"), std::string::npos) << e.what();

@@ -34,6 +34,7 @@ PointChain<D> arch(const typename PointChain<D>::Vec& base_direction,
                    const typename PointChain<D>::Vec& base, const typename PointChain<D>::Vec& tip,
                    const typename PointChain<D>::Vec& side) {
   std::vector<Link> links;
+  links.reserve(lengths.size());
   for (double l : lengths) links.push_back(Link{.length = l, .radius = radius});
   typename PointChain<D>::Points p(lengths.size() + 1);
   const double n = static_cast<double>(lengths.size());
@@ -206,6 +207,7 @@ TEST(ShakeScenario, SpatialArmStaysAlignedAtTheFourFrontCornersOfABox) {
     visits.emplace_back(face - standoff, y, z);
   }
   std::vector<AlignmentFeature<3>> features;
+  features.reserve(corners.size());
   for (const auto& c : corners) features.push_back({c, -Eigen::Vector3d::UnitX()});
 
   auto chain = arch<3>(Eigen::Vector3d::UnitZ(), {0.4, 0.4, 0.4, 0.4}, 0.03, {0, 0, 0}, visits[0],

@@ -34,14 +34,14 @@ TEST(PointChain, RejectsInconsistentDefinitionsNamingTheField) {
   const Chain::Points three(3, Eigen::Vector2d::Zero());
   EXPECT_THROW(Chain(Eigen::Vector2d::UnitX(), {revolute(1.0)}, three), std::invalid_argument);
   try {
-    Chain(Eigen::Vector2d::UnitX(), {revolute(1.0), revolute(-0.5)}, three);
+    const Chain refused(Eigen::Vector2d::UnitX(), {revolute(1.0), revolute(-0.5)}, three);
     FAIL() << "negative length accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("link 2 length -0.5"), std::string::npos) << e.what();
   }
   try {
-    PointChain<3>(Eigen::Vector3d::UnitZ(), {revolute(1.0), prismatic(0.1, 0.5, 0.3)},
-                  PointChain<3>::Points(3, Eigen::Vector3d::Zero()));
+    const PointChain<3> refused(Eigen::Vector3d::UnitZ(), {revolute(1.0), prismatic(0.1, 0.5, 0.3)},
+                                PointChain<3>::Points(3, Eigen::Vector3d::Zero()));
     FAIL() << "3-D relative angle accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("relative_angle"), std::string::npos) << e.what();

@@ -111,7 +111,7 @@ class RemoteSiteClient {
  public:
   // `address` is "host:port". Connecting is lazy: an unreachable site shows up as a
   // RemoteError (kUnavailable or kDeadlineExceeded) from the first call.
-  explicit RemoteSiteClient(std::string address, ClientOptions options = {});
+  explicit RemoteSiteClient(std::string address, const ClientOptions& options = {});
   ~RemoteSiteClient();
   RemoteSiteClient(const RemoteSiteClient&) = delete;
   RemoteSiteClient& operator=(const RemoteSiteClient&) = delete;
