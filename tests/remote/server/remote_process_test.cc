@@ -13,10 +13,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -260,6 +262,104 @@ TEST_F(RemoteProcessTest, SigtermStopsTheArmAndEndsWithinOneSecondWhateverStream
   std::sort(took.begin(), took.end());
   std::printf("SIGTERM to exit over %d rounds: median %.3f s, max %.3f s (stop time %.2f s)\n",
               kRounds, took[took.size() / 2], took.back(), stop_time_);
+}
+
+// The task store under crashes: 200 uploads, each a distinct revision of one set, while the
+// process is killed (SIGKILL) at seeded random moments and restarted. Afterwards, every stored
+// set must load and validate, equal one of the uploaded revisions, and be no older than the
+// last upload the site acknowledged (an answered upload is durable).
+TEST_F(RemoteProcessTest, TaskStoreWritesSurviveKillsAtRandomMoments) {
+  constexpr int kUploads = 200;
+  const fs::path store = work_ / "store";
+  std::mt19937 rng(20261124);
+  std::uniform_int_distribution<int> kill_after_ms(0, 60);
+  auto mass_of = [](int upload) { return 1.0 + 0.01 * upload; };
+
+  auto start_remote = [&](int generation) {
+    const fs::path port_file = work_ / ("store_port" + std::to_string(generation));
+    auto remote = std::make_unique<Process>(
+        TETHER_REMOTE_BINARY,
+        std::vector<std::string>{"--serve", "127.0.0.1:0", "--task-dir", store.string(),
+                                 "--port-file", port_file.string()});
+    std::string port;
+    for (int i = 0; i < 500 && port.empty(); ++i) {
+      std::this_thread::sleep_for(10ms);
+      std::ifstream(port_file) >> port;
+    }
+    return std::make_pair(std::move(remote), port);
+  };
+
+  int acknowledged = -1;  // the last upload the site answered OK
+  int kills = 0;
+  int next = 0;
+  for (int generation = 0; next < kUploads; ++generation) {
+    auto [remote, port] = start_remote(generation);
+    ASSERT_FALSE(port.empty()) << "tether-remote did not start (generation " << generation << ")";
+    auto stub = v1::RemoteSite::NewStub(
+        grpc::CreateChannel("127.0.0.1:" + port, grpc::InsecureChannelCredentials()));
+    // Uploads run on their own thread; this one kills the process after a random delay.
+    std::atomic<bool> killed{false};
+    std::atomic<int> done{next};
+    std::atomic<int> last_ok{acknowledged};
+    std::thread uploader([&, first = next] {
+      for (int k = first; k < kUploads && !killed.load(); ++k) {
+        v1::UploadTaskRequest upload;
+        upload.set_name("reach");
+        upload.set_replace(true);
+        *upload.mutable_task() = task_;
+        upload.mutable_task()->mutable_impedance()->mutable_mass()->mutable_translation()->set_x(
+            mass_of(k));
+        v1::UploadTaskReply reply;
+        if (!stub->UploadTask(as_operator().get(), upload, &reply).ok()) break;
+        last_ok.store(k);
+        done.store(k + 1);
+      }
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(kill_after_ms(rng)));
+    if (done.load() < kUploads) {
+      remote->signal(SIGKILL);
+      killed.store(true);
+      ++kills;
+    }
+    uploader.join();
+    remote->wait_for(5000ms);
+    acknowledged = last_ok.load();
+    // The upload that was cut off is sent again in the next generation.
+    next = done.load();
+  }
+
+  // One more restart: what the store holds now is what a recovered site would serve.
+  auto [remote, port] = start_remote(-1);
+  ASSERT_FALSE(port.empty());
+  auto stub = v1::RemoteSite::NewStub(
+      grpc::CreateChannel("127.0.0.1:" + port, grpc::InsecureChannelCredentials()));
+  v1::GetTaskRequest get;
+  get.set_name("reach");
+  v1::GetTaskReply got;
+  ASSERT_TRUE(stub->GetTask(as_operator().get(), get, &got).ok());
+  const double stored_mass = got.task().impedance().mass().translation().x();
+  const int stored_upload = static_cast<int>(std::lround((stored_mass - 1.0) / 0.01));
+  EXPECT_NEAR(stored_mass, mass_of(stored_upload), 1e-12) << "not an uploaded revision";
+  EXPECT_GE(stored_upload, acknowledged) << "an acknowledged upload was lost";
+  EXPECT_EQ(stored_upload, kUploads - 1);
+  // Revisions count on across restarts: at least one per acknowledged upload (an upload
+  // stored but cut off before its answer is sent again and counts twice).
+  EXPECT_GE(got.summary().revision(), static_cast<std::uint64_t>(kUploads));
+  v1::TaskParameters expected = task_;
+  expected.mutable_impedance()->mutable_mass()->mutable_translation()->set_x(stored_mass);
+  expected.set_name("reach");
+  EXPECT_EQ(got.task().SerializeAsString(), expected.SerializeAsString());
+  // Nothing was set aside as corrupt, and no interrupted write was left behind.
+  EXPECT_FALSE(fs::exists(store / "rejected"));
+  for (const auto& entry : fs::directory_iterator(store)) {
+    EXPECT_EQ(entry.path().filename().string(), "reach.textproto");
+  }
+  std::printf(
+      "task store: %d uploads, %d kills at random moments, stored revision %llu "
+      "(upload %d, last acknowledged %d)\n",
+      kUploads, kills, static_cast<unsigned long long>(got.summary().revision()), stored_upload,
+      acknowledged);
+  EXPECT_GE(kills, 5);
 }
 
 }  // namespace
