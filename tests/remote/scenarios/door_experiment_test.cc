@@ -138,8 +138,10 @@ TEST(DoorExperiment, AStopInContactBuildsNoForceAndTheSameTaskStartsAgainAfterAR
       << "running " << r.peak_force_running;
   EXPECT_LE(r.peak_torque_holding, std::max(r.peak_torque_running, 1.0) * 1.2)
       << "running " << r.peak_torque_running;
-  EXPECT_LT(r.force_at_reset, task.bounds.max_force);
-  EXPECT_LT(r.torque_at_reset, task.bounds.max_torque);
+  // The hold unloaded the grasp: a rigid hold keeps the running load (and reached 338 N
+  // before the stop was compliant).
+  EXPECT_LT(r.torque_at_reset, 0.25 * r.peak_torque_running);
+  EXPECT_LT(r.force_at_reset, 0.75 * r.peak_force_running);
   EXPECT_EQ(r.reset, ResetOutcome::kAccepted);
   EXPECT_FALSE(r.breach_again) << describe(r.breach_again);
   EXPECT_EQ(r.state_again, ExecutorState::kRunning);
@@ -257,7 +259,8 @@ TEST(WallScene, AStopPressingTheWallBuildsNoForceAndThePressResumesAfterAReset) 
               r.peak_force_running, r.peak_force_holding, r.force_at_reset);
   EXPECT_GT(r.peak_force_running, 9.0);
   EXPECT_LE(r.peak_force_holding, r.peak_force_running * 1.2);
-  EXPECT_LT(r.force_at_reset, 0.5 * task.bounds.max_force);
+  // A rigid hold would keep pressing with the reference 10 N.
+  EXPECT_LT(r.force_at_reset, 0.5 * task.force_control.reference_wrench[2]);
   EXPECT_EQ(r.reset, ResetOutcome::kAccepted);
   EXPECT_FALSE(r.breach_again) << describe(r.breach_again);
   EXPECT_EQ(r.state_again, ExecutorState::kRunning);

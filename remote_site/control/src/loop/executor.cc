@@ -232,11 +232,26 @@ void Executor::prepare_resolver_input(const JointVector& joint_weights,
 
 namespace {
 
-// Stop causes after which the kinematics, the wrench and the numbers are still trusted, so
-// the stop may yield to contact (the executor header). The others stop rigidly.
+// Stop causes after which the kinematics, the wrench and the numbers are still trusted and
+// yielding cannot make the cause worse, so the stop may yield to contact (the executor
+// header). The rest stop rigidly: faults of the arm, its sensors or the numbers, and the
+// bounds that yielding could push further (joint-limit margin, proximity window) or that
+// say the loop itself is late.
 bool allows_compliant_stop(BreachCause cause) noexcept {
-  return cause != BreachCause::kArmFault && cause != BreachCause::kNonFinite &&
-         cause != BreachCause::kResolverSingular;
+  switch (cause) {
+    case BreachCause::kOperatorStop:
+    case BreachCause::kForce:
+    case BreachCause::kTorque:
+    case BreachCause::kTranslationDeviation:
+    case BreachCause::kRotationDeviation:
+    case BreachCause::kArmAngleDeviation:
+    case BreachCause::kTeleoperationStalled:
+    case BreachCause::kDeadmanReleased:
+    case BreachCause::kGroundLinkLost:
+      return true;
+    default:
+      return false;
+  }
 }
 
 // A wrench below these is not yielded to while holding: the residue of tool-weight
@@ -277,15 +292,21 @@ void Executor::begin_stop(const BreachEvent& event) noexcept {
     hold_parameters_ = current_->task.impedance;
     const ImpedanceParameters& task_law = current_->task.impedance;
     for (int i = 0; i < kMotionDim; ++i) {
-      const double k =
-          std::max({task_law.stiffness[i], kHoldMinStiffness[static_cast<std::size_t>(i)],
-                    task_law.damping[i] / kHoldTimeConstant});
-      // Only where the discretised law stays stable with it; the task's K always does.
-      if (impedance_spectral_radius(task_law.formulation, period(), task_law.mass[i],
-                                    task_law.damping[i], k) < 1.0) {
-        hold_parameters_.stiffness[i] = k;
+      // The floor, halved until the discretised law is stable with it (a task with a tiny
+      // mass or damping may not bear the full floor); never below the task's own K, which
+      // validation found stable.
+      double k = std::max({kHoldMinStiffness[static_cast<std::size_t>(i)],
+                           task_law.damping[i] / kHoldTimeConstant});
+      for (int halving = 0; halving < 40 && k > task_law.stiffness[i]; ++halving) {
+        if (impedance_spectral_radius(task_law.formulation, period(), task_law.mass[i],
+                                      task_law.damping[i], k) < 1.0) {
+          break;
+        }
+        k *= 0.5;
       }
+      hold_parameters_.stiffness[i] = std::max(k, task_law.stiffness[i]);
     }
+    hold_qd_.setZero();
   }
   state_ = ExecutorState::kStopping;
 }
@@ -314,9 +335,30 @@ void Executor::comply(const ArmState& arm, ArmStatus arm_status, double dt) noex
     compliant_stop_ = false;
     return;
   }
+  // Limits, each by scaling the whole vector as the running law does: the hold's own speed
+  // cap, its change per cycle within the joints' acceleration limits, and the total with
+  // the ramp's velocity within the joints' velocity limits.
   const double scale = qd.cwiseAbs().maxCoeff() / kHoldMaxJointSpeed;
   if (scale > 1.0) qd /= scale;
-  const JointVector q_next = (q_command_ + qd * dt).cwiseMax(lower_).cwiseMin(upper_);
+  const JointVector change = qd - hold_qd_;
+  const double change_scale = change.cwiseAbs().cwiseQuotient(acceleration_limit_ * dt).maxCoeff();
+  if (change_scale > 1.0) qd = hold_qd_ + change / change_scale;
+  for (int i = 0; i < kArmDof; ++i) {
+    const double room = velocity_limit_[i] - std::abs(qd_command_[i]);
+    if (room <= 0.0) {
+      qd.setZero();
+      break;
+    }
+    if (std::abs(qd[i]) > room) qd *= room / std::abs(qd[i]);
+  }
+  hold_qd_ = qd;
+  // Never past the task's joint-limit margin: a joint already inside it does not move on
+  // towards its limit.
+  const JointVector& margin = task.bounds.joint_limit_margin;
+  const JointVector low = (lower_ + margin).cwiseMin(q_command_);
+  const JointVector high = (upper_ - margin).cwiseMax(q_command_);
+  const JointVector q_next =
+      (q_command_ + qd * dt).cwiseMax(low).cwiseMin(high).cwiseMax(lower_).cwiseMin(upper_);
   const JointVector step = q_next - q_command_;
   stop_.shift(step);
   q_command_ = q_next;

@@ -21,8 +21,12 @@
 // of at least kHoldMinStiffness and B/τ_hold. An arm stopped in contact so yields until the contact
 // unloads (a contact of stiffness k_env keeps F·K_h/(K_h + k_env) of its force F), while a
 // constant load it was not told about (a payload) sags it a bounded Δx = F/K_h instead of
-// making it creep; the same task can then start again after a reset. Faults of the arm, its sensors
-// or the numbers (kArmFault, kNonFinite, kResolverSingular) stop rigidly on the joint ramp alone.
+// making it creep; the same task can then start again after a reset. Faults of the arm, its
+// sensors or the numbers, and the bounds yielding could push further (joint-limit margin,
+// proximity window) or that say the loop is late, stop rigidly on the joint ramp alone. The
+// hold stays within the joints' velocity and acceleration limits and never moves a joint on
+// into the task's joint-limit margin. (The stiffness floor is halved where the task's M and
+// B cannot bear it stably, never below the task's own K.)
 //
 // Threading: `cycle` and `notify_overruns` belong to the control-loop thread and never
 // allocate, lock or throw. `submit`, `request_stop`, `request_reset` and the status readers
@@ -229,6 +233,7 @@ class Executor {
   bool compliant_stop_ = false;
   MotionVector hold_yield_ = MotionVector::Zero();  // Δx the hold has yielded, MOTION axes
   ImpedanceState hold_impedance_;
+  JointVector hold_qd_ = JointVector::Zero();  // the hold's last joint velocity
   ImpedanceParameters hold_parameters_;  // the task's M, B; K at least kHoldMinStiffness, B/τ_hold
   ExecutorState state_ = ExecutorState::kIdle;
   BreachEvent breach_;
