@@ -491,16 +491,19 @@ class TeleopReactor final
  public:
   TeleopReactor(RemoteSiteServer::Impl& site, std::string operator_name)
       : site_(site), operator_(std::move(operator_name)) {
-    const server::CallbackScope order(this);
     base_ = site_.teleop_sequence.load();
     site_.lease.open_stream(operator_);
+    // Creation ends here: what the constructor set is seen by every later callback.
+    server::callback_ends(this);
+    server::callback_ends(&in_);
+    server::callback_ends(&out_);
     site_.hub.subscribe(this);
     spdlog::info("teleoperation stream opened by {}", operator_);
     StartRead(&in_);
   }
 
   void OnReadDone(bool ok) override {
-    const server::CallbackScope order(this);
+    const server::CallbackScope order(this, &in_);
     if (!ok) {
       finish(Status::OK);
       return;
@@ -520,7 +523,9 @@ class TeleopReactor final
     } else {
       site_.teleop_queue_full.fetch_add(1);
     }
-    StartRead(&in_);
+    // A stream being finished (shutdown) reads no more.
+    std::lock_guard lock(mutex_);
+    if (!finishing_) StartRead(&in_);
   }
 
   void on_cycle(const CycleTelemetry& cycle) override {
@@ -541,7 +546,7 @@ class TeleopReactor final
   }
 
   void OnWriteDone(bool ok) override {
-    const server::CallbackScope order(this);
+    const server::CallbackScope order(this, &out_);
     std::lock_guard lock(mutex_);
     writing_ = false;
     if (ok && have_pending_ && !finishing_) {
@@ -558,7 +563,7 @@ class TeleopReactor final
   }
 
   void OnCancel() override {
-    const server::CallbackScope order(this);
+    server::callback_begins(this);
     const RemoteSiteServer::Impl::RunningTask task = site_.running();
     if (task.task.teleoperation.enabled &&
         site_.executor.status().state == ExecutorState::kRunning) {
@@ -570,6 +575,8 @@ class TeleopReactor final
 
   void OnDone() override {
     server::callback_begins(this);
+    server::callback_begins(&in_);
+    server::callback_begins(&out_);
     site_.hub.unsubscribe(this);
     site_.lease.close_stream(operator_, ControlLease::Clock::now());
     site_.teleop_open.store(false);
@@ -608,7 +615,9 @@ class TelemetryReactor final : public grpc::ServerWriteReactor<v1::Telemetry>,
  public:
   TelemetryReactor(RemoteSiteServer::Impl& site, std::uint32_t decimation)
       : site_(site), decimation_(decimation == 0 ? 1 : decimation) {
-    const server::CallbackScope order(this);
+    // Creation ends here: what the constructor set is seen by every later callback.
+    server::callback_ends(this);
+    server::callback_ends(&queue_);
     site_.hub.subscribe(this);
   }
 
@@ -634,7 +643,7 @@ class TelemetryReactor final : public grpc::ServerWriteReactor<v1::Telemetry>,
   }
 
   void OnWriteDone(bool ok) override {
-    const server::CallbackScope order(this);
+    const server::CallbackScope order(this, &queue_);
     std::lock_guard lock(mutex_);
     queue_.pop_front();
     writing_ = false;
@@ -646,7 +655,7 @@ class TelemetryReactor final : public grpc::ServerWriteReactor<v1::Telemetry>,
     if (finishing_) {
       if (!finished_) {
         finished_ = true;
-        Finish(ok ? Status::OK : Status(StatusCode::CANCELLED, "telemetry stream ended"));
+        Finish(ok ? end_status_ : Status(StatusCode::CANCELLED, "telemetry stream ended"));
       }
       return;
     }
@@ -657,12 +666,13 @@ class TelemetryReactor final : public grpc::ServerWriteReactor<v1::Telemetry>,
   }
 
   void OnCancel() override {
-    const server::CallbackScope order(this);
+    server::callback_begins(this);
     std::lock_guard lock(mutex_);
     finishing_ = true;
+    end_status_ = Status::CANCELLED;
     if (!writing_ && !finished_) {
       finished_ = true;
-      Finish(Status::CANCELLED);
+      Finish(end_status_);
     }
   }
 
@@ -671,14 +681,16 @@ class TelemetryReactor final : public grpc::ServerWriteReactor<v1::Telemetry>,
     finishing_ = true;
     // A write in flight finishes the call in OnWriteDone (or the server's shutdown deadline
     // cancels a write that a client never reads).
+    end_status_ = Status(StatusCode::UNAVAILABLE, "the remote site is shutting down");
     if (!writing_ && !finished_) {
       finished_ = true;
-      Finish(Status(StatusCode::UNAVAILABLE, "the remote site is shutting down"));
+      Finish(end_status_);
     }
   }
 
   void OnDone() override {
     server::callback_begins(this);
+    server::callback_begins(&queue_);
     site_.hub.unsubscribe(this);
     delete this;
   }
@@ -691,6 +703,7 @@ class TelemetryReactor final : public grpc::ServerWriteReactor<v1::Telemetry>,
   std::vector<v1::Behaviour> behaviours_;
   std::mutex mutex_;
   std::deque<v1::Telemetry> queue_;
+  Status end_status_;  // what the stream ends with once finishing (OK: the client is done)
   bool writing_ = false;
   bool finishing_ = false;
   bool finished_ = false;
@@ -701,8 +714,10 @@ template <typename Reactor>
 class RefusedStream final : public Reactor {
  public:
   explicit RefusedStream(const Status& status) {
-    const server::CallbackScope order(this);
+    // Finish here only fills gRPC's pre-bind backlog; the stream is bound, and its
+    // callbacks can run, once the constructor has returned.
     this->Finish(status);
+    server::callback_ends(this);
   }
   void OnDone() override {
     server::callback_begins(this);
