@@ -48,10 +48,15 @@ sed 's/max_torque_nm: 60/max_torque_nm: 200/' "$src/remote_site/tasks/door_share
 # Under a sanitizer (TETHER_SANITIZER, set by the asan and tsan test presets) every process
 # runs several times slower and a 1 kHz round trip takes 200+ ms on two cores: the cases
 # whose subject is not the stall get the longest stall bound validation allows, and more
-# tolerance for missed deadlines. The stall case, whose subject it is, keeps the shipped
-# 0.1 s (a lost link is detected when the stream closes, whatever the bound).
-if [ -n "${TETHER_SANITIZER:-}" ] && [ "$case_name" != stall ]; then
-  sed -i -e 's/stall_timeout_s: [0-9.]*/stall_timeout_s: 1.0/' \
+# tolerance for missed deadlines; the stall case keeps its subject (a stop within one
+# control period of the deadline) with a 0.5 s deadline, since the ground's first
+# increments alone can take longer than 0.1 s to arrive. A lost link is detected when the
+# stream closes, whatever the bound.
+stall_bound=0.1
+if [ -n "${TETHER_SANITIZER:-}" ]; then
+  stall_bound=0.5
+  [ "$case_name" != stall ] && stall_bound=1.0
+  sed -i -e "s/stall_timeout_s: [0-9.]*/stall_timeout_s: $stall_bound/" \
     -e 's/max_consecutive_overruns: [0-9]*/max_consecutive_overruns: 1000/' \
     "$work/door_shared.textproto"
 fi
@@ -100,10 +105,10 @@ stall|lost)
   echo "$status"
   if [ "$case_name" = stall ]; then
     echo "$status" | grep -q "teleoperation stream stalled" || fail "no stall stop"
-    # The breach reports the silence when the stop began: the 0.1 s deadline plus at most
+    # The breach reports the silence when the stop began: the deadline plus at most
     # one control period (1 ms) and the frozen process's last in-flight increments.
     silence=$(echo "$status" | grep -o "stalled [0-9.]*" | awk '{ print $2 }')
-    awk -v s="$silence" 'BEGIN { exit !(s >= 0.1 && s <= 0.1015) }' \
+    awk -v s="$silence" -v b="$stall_bound" 'BEGIN { exit !(s >= b && s <= b + 0.0015) }' \
       || fail "stall detected after $silence s"
   else
     echo "$status" | grep -q "ground link lost" || fail "no lost-link stop"
@@ -127,8 +132,11 @@ remote_pid=""
 took_ms=$(( ($(date +%s%N) - term_start) / 1000000 ))
 echo "tether-remote ended $took_ms ms after SIGTERM, exit $remote_status"
 [ "$remote_status" = 0 ] || fail "tether-remote exit $remote_status after SIGTERM"
-# The task's stop time is 0.3 s at most here; the process must be gone 1 s after it.
-[ "$took_ms" -le 1500 ] || fail "tether-remote took $took_ms ms to end after SIGTERM"
+# The task's stop time is 0.3 s at most here; the process must be gone 1 s after it (2 s
+# more under a sanitizer).
+limit_ms=1500
+[ -n "${TETHER_SANITIZER:-}" ] && limit_ms=3500
+[ "$took_ms" -le "$limit_ms" ] || fail "tether-remote took $took_ms ms to end after SIGTERM"
 if grep -lE "WARNING: ThreadSanitizer|ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer" \
      "$work"/*.log >/dev/null 2>&1; then
   fail "a sanitizer reported a finding (logs above)"
