@@ -86,7 +86,12 @@ void TaskStore::quarantine(const fs::path& path, const std::string& reason) {
   const auto stamp = std::chrono::duration_cast<std::chrono::seconds>(
                          std::chrono::system_clock::now().time_since_epoch())
                          .count();
-  const fs::path aside = aside_directory / (path.filename().string() + "." + std::to_string(stamp));
+  const std::string base = path.filename().string() + "." + std::to_string(stamp);
+  fs::path aside = aside_directory / base;
+  // Never over an earlier rejection (two in the same second).
+  for (int n = 1; fs::exists(aside) && n < 1000; ++n) {
+    aside = aside_directory / (base + "-" + std::to_string(n));
+  }
   std::error_code ec;
   fs::create_directories(aside_directory, ec);
   if (!ec) fs::rename(path, aside, ec);
