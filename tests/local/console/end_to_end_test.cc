@@ -1,10 +1,7 @@
 // The console against a real remote site: starts `tether-remote --serve` on a free port
 // (door scene, real-time loop) and drives the `tether` binary through an operator's session.
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -15,12 +12,11 @@
 #include <string>
 #include <thread>
 
+#include "child_process.h"
 #include "console_process.h"
 #include "tether/common/units.h"
 #include "tether/local/console/cli.h"
 #include "tether/local/console/recording.h"
-
-extern char** environ;
 
 namespace tether::local::console {
 namespace {
@@ -30,56 +26,34 @@ using testing::Result;
 
 std::string temp_dir() { return testing::scratch_dir(); }
 
-// tether-remote --serve as a child process, its output in a log file (a pipe nobody drains
-// could block it); the port it bound comes from its --port-file.
+// `path`, after removing any file there (a port file left by an earlier run).
+std::string without_file(const std::string& path) {
+  std::filesystem::remove(path);
+  return path;
+}
+
+// tether-remote --serve as a child process, its output in a log file; the port it bound
+// comes from its --port-file. It is asked to end with SIGTERM, and killed after 5 s.
 class RemoteSiteProcess {
  public:
-  RemoteSiteProcess() {
-    log_ = temp_dir() + "/tether-remote.log";
-    port_file_ = temp_dir() + "/port";
-    std::filesystem::remove(port_file_);
-    std::vector<std::string> all = {TETHER_REMOTE_BIN, "--serve", "127.0.0.1:0", "--scene", "door",
-                                    "--site",          "e2e",     "--port-file", port_file_};
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_.c_str(),
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-    std::vector<char*> argv;
-    argv.reserve(all.size() + 1);
-    for (auto& a : all) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    if (posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ) != 0) pid_ = -1;
-    posix_spawn_file_actions_destroy(&actions);
-  }
+  RemoteSiteProcess()
+      : log_(temp_dir() + "/tether-remote.log"),
+        port_file_(without_file(temp_dir() + "/port")),
+        process_(TETHER_REMOTE_BIN,
+                 {"--serve", "127.0.0.1:0", "--scene", "door", "--site", "e2e", "--port-file",
+                  port_file_},
+                 log_) {}
 
   ~RemoteSiteProcess() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGTERM);
-    int status = 0;
-    for (int k = 0; k < 50 && ::waitpid(pid_, &status, WNOHANG) == 0; ++k) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    if (::waitpid(pid_, &status, WNOHANG) == 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, &status, 0);
-    }
+    process_.signal(SIGTERM);
+    process_.wait_for(std::chrono::seconds(5));
   }
 
   // "127.0.0.1:PORT" once the site listens; empty if it exited or took longer than 30 s.
   std::string wait_for_address() {
-    for (int k = 0; k < 300 && pid_ > 0; ++k) {
-      std::ifstream in(port_file_);
-      int port = 0;
-      if (in >> port && port > 0) return "127.0.0.1:" + std::to_string(port);
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    return {};
+    const int port =
+        ::tether::testing::wait_for_port(process_, port_file_, std::chrono::seconds(30));
+    return port > 0 ? "127.0.0.1:" + std::to_string(port) : std::string();
   }
 
   std::string log() const {
@@ -88,8 +62,8 @@ class RemoteSiteProcess {
   }
 
  private:
-  pid_t pid_ = -1;
   std::string log_, port_file_;
+  ::tether::testing::ChildProcess process_;
 };
 
 class ConsoleEndToEnd : public ::testing::Test {

@@ -21,6 +21,7 @@ target_compile_definitions(console_cli_test PRIVATE
 tether_add_test(console_end_to_end_test SOURCES local/console/end_to_end_test.cc
                 LIBS tether::local)
 add_dependencies(console_end_to_end_test tether tether-remote)
+target_include_directories(console_end_to_end_test PRIVATE support)
 target_compile_definitions(console_end_to_end_test PRIVATE
   TETHER_CONSOLE="$<TARGET_FILE:tether>"
   TETHER_REMOTE_BIN="$<TARGET_FILE:tether-remote>"

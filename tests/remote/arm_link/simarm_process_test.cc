@@ -5,7 +5,6 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 
 #include <chrono>
@@ -15,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "child_process.h"
 #include "tether/common/units.h"
 #include "tether/common/urdf_loader.h"
 #include "tether/proto/task_io.h"
@@ -23,43 +23,13 @@
 #include "tether/remote/loop/executor.h"
 #include "udp_peer.h"
 
-extern char** environ;
-
 namespace tether::remote {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr double kDeg = kDegToRad;
 
-class SimArmProcess {
- public:
-  explicit SimArmProcess(const std::vector<std::string>& args) {
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(TETHER_SIMARM_BINARY));
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    if (posix_spawn(&pid_, TETHER_SIMARM_BINARY, nullptr, nullptr, argv.data(), environ) != 0) {
-      pid_ = -1;
-    }
-  }
-  ~SimArmProcess() {
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      wait();
-    }
-  }
-  pid_t pid() const { return pid_; }
-  void kill_now() { kill(pid_, SIGKILL); }
-  int wait() {
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    pid_ = -1;
-    return status;
-  }
-
- private:
-  pid_t pid_ = -1;
-};
+using ::tether::testing::ChildProcess;
 
 TEST(SimArmProcess, OpensTheDoorOverUdpAndStopsWithAnArmFaultWhenTheArmProcessDies) {
   const std::uint16_t port = testing::free_udp_port();
@@ -67,8 +37,9 @@ TEST(SimArmProcess, OpensTheDoorOverUdpAndStopsWithAnArmFaultWhenTheArmProcessDi
   // beside the test (often 5-10 ms, sometimes tens, even for SCHED_FIFO threads); the
   // defaults (10 ms, 20 ms) are for a quiet machine. CTest runs this test alone.
   constexpr double kLinkTimeout = 0.15;
-  SimArmProcess simarm({"--arm", "iiwa7", "--scene", "door", "--bind", "127.0.0.1", "--port",
-                        std::to_string(port), "--command-timeout", "100ms"});
+  ChildProcess simarm(TETHER_SIMARM_BINARY,
+                      {"--arm", "iiwa7", "--scene", "door", "--bind", "127.0.0.1", "--port",
+                       std::to_string(port), "--command-timeout", "100ms"});
   ASSERT_GT(simarm.pid(), 0) << "cannot start " << TETHER_SIMARM_BINARY;
 
   const ArmModel model = load_default_arm();
@@ -131,7 +102,7 @@ TEST(SimArmProcess, OpensTheDoorOverUdpAndStopsWithAnArmFaultWhenTheArmProcessDi
   // Kill the arm process: the executor must stop within the link timeout + 2 periods. The
   // loss is timed where the control loop saw it (its own thread), not by this polling one.
   const auto killed = Clock::now();
-  simarm.kill_now();
+  simarm.signal(SIGKILL);
   const double killed_at = std::chrono::duration<double>(killed.time_since_epoch()).count();
   while (executor.status().state == ExecutorState::kRunning &&
          Clock::now() - killed < std::chrono::seconds(1)) {
@@ -158,22 +129,22 @@ TEST(SimArmProcess, OpensTheDoorOverUdpAndStopsWithAnArmFaultWhenTheArmProcessDi
 }
 
 TEST(SimArmProcess, ExitsWithUsageErrorsAndPrintsHelp) {
-  SimArmProcess bad_scene({"--scene", "kitchen"});
+  ChildProcess bad_scene(TETHER_SIMARM_BINARY, {"--scene", "kitchen"});
   int status = bad_scene.wait();
   EXPECT_EQ(WEXITSTATUS(status), 2);
-  SimArmProcess help({"--help"});
+  ChildProcess help(TETHER_SIMARM_BINARY, {"--help"});
   status = help.wait();
   EXPECT_EQ(WEXITSTATUS(status), 0);
-  SimArmProcess missing_arm({"--arm", "/nonexistent.urdf", "--port", "0"});
+  ChildProcess missing_arm(TETHER_SIMARM_BINARY, {"--arm", "/nonexistent.urdf", "--port", "0"});
   status = missing_arm.wait();
   EXPECT_EQ(WEXITSTATUS(status), 1);
 }
 
 TEST(SimArmProcess, StopsCleanlyOnSigtermAndReportsItsStatistics) {
-  SimArmProcess simarm({"--port", "0", "--duration", "30s"});
+  ChildProcess simarm(TETHER_SIMARM_BINARY, {"--port", "0", "--duration", "30s"});
   ASSERT_GT(simarm.pid(), 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
-  kill(simarm.pid(), SIGTERM);
+  simarm.signal(SIGTERM);
   const int status = simarm.wait();
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);

@@ -20,6 +20,7 @@ tether_target_defaults(simarm_process_test)
 target_link_libraries(simarm_process_test PRIVATE tether::arm_link tether::sim tether::proto GTest::gtest
                                                   GTest::gtest_main)
 add_dependencies(simarm_process_test tether-simarm)
+target_include_directories(simarm_process_test PRIVATE support)
 target_compile_definitions(simarm_process_test PRIVATE
   TETHER_SIMARM_BINARY="$<TARGET_FILE:tether-simarm>"
   TETHER_TASK_DIR="${PROJECT_SOURCE_DIR}/remote_site/tasks")

@@ -6,8 +6,6 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,18 +15,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "child_process.h"
 #include "tether/proto/convert.h"
 #include "tether/proto/task_io.h"
 #include "tether/v1/remote_site.grpc.pb.h"
-
-extern char** environ;
 
 namespace tether::remote {
 namespace {
@@ -40,44 +36,7 @@ namespace fs = std::filesystem;
 constexpr int kRounds = 20;
 constexpr int kTelemetryStreams = 16;
 
-class Process {
- public:
-  Process(const std::string& binary, const std::vector<std::string>& args) {
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(binary.c_str()));
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    if (posix_spawn(&pid_, binary.c_str(), nullptr, nullptr, argv.data(), environ) != 0) {
-      pid_ = -1;
-    }
-  }
-  ~Process() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      int status = 0;
-      ::waitpid(pid_, &status, 0);
-    }
-  }
-  pid_t pid() const { return pid_; }
-  void signal(int number) const { ::kill(pid_, number); }
-  // Waits up to `limit` for the process to end; returns its wait status, or -1 if it
-  // is still running.
-  int wait_for(std::chrono::milliseconds limit) {
-    const auto end = Clock::now() + limit;
-    while (Clock::now() < end) {
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return status;
-      }
-      std::this_thread::sleep_for(2ms);
-    }
-    return -1;
-  }
-
- private:
-  pid_t pid_ = -1;
-};
+using ::tether::testing::ChildProcess;
 
 std::unique_ptr<grpc::ClientContext> as_operator() {
   auto context = std::make_unique<grpc::ClientContext>();
@@ -182,26 +141,34 @@ class RemoteProcessTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(work_); }
 
+  // tether-remote --serve on a free loopback port, with `args` besides; `address` is empty
+  // if it did not report a port within 10 s.
+  struct Remote {
+    std::unique_ptr<ChildProcess> process;
+    std::string address;
+  };
+  Remote start_remote(std::vector<std::string> args) {
+    const std::string port_file = (work_ / ("port" + std::to_string(started_++))).string();
+    args.insert(args.begin(), {"--serve", "127.0.0.1:0", "--port-file", port_file});
+    Remote remote{std::make_unique<ChildProcess>(TETHER_REMOTE_BINARY, args), {}};
+    const int port = ::tether::testing::wait_for_port(*remote.process, port_file, 10s);
+    if (port > 0) remote.address = "127.0.0.1:" + std::to_string(port);
+    return remote;
+  }
+
   fs::path work_;
   v1::TaskParameters task_;
   double stop_time_ = 0.0;
+  int started_ = 0;
 };
 
 TEST_F(RemoteProcessTest, SigtermStopsTheArmAndEndsWithinOneSecondWhateverStreamsAreOpen) {
   std::vector<double> took;
   for (int round = 0; round < kRounds; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
-    const fs::path port_file = work_ / ("port" + std::to_string(round));
-    Process remote(TETHER_REMOTE_BINARY, {"--serve", "127.0.0.1:0", "--scene", "door",
-                                          "--port-file", port_file.string()});
-    ASSERT_GT(remote.pid(), 0);
-    std::string port;
-    for (int i = 0; i < 500 && port.empty(); ++i) {
-      std::this_thread::sleep_for(20ms);
-      std::ifstream(port_file) >> port;
-    }
-    ASSERT_FALSE(port.empty()) << "tether-remote did not report its port";
-    const std::string address = "127.0.0.1:" + port;
+    Remote remote = start_remote({"--scene", "door"});
+    ASSERT_FALSE(remote.address.empty()) << "tether-remote did not report its port";
+    const std::string& address = remote.address;
     auto channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
     auto stub = v1::RemoteSite::NewStub(channel);
 
@@ -227,9 +194,9 @@ TEST_F(RemoteProcessTest, SigtermStopsTheArmAndEndsWithinOneSecondWhateverStream
     start.set_name("door_shared");
     v1::StartTaskReply started;
     ASSERT_TRUE(stub->StartTask(as_operator().get(), start, &started).ok());
-    std::unique_ptr<Process> recorder;
+    std::unique_ptr<ChildProcess> recorder;
     if (variant == 2) {
-      recorder = std::make_unique<Process>(
+      recorder = std::make_unique<ChildProcess>(
           TETHER_CONSOLE_BINARY,
           std::vector<std::string>{"--remote", address, "record", (work_ / "record.csv").string(),
                                    "--duration", "60s"});
@@ -248,8 +215,8 @@ TEST_F(RemoteProcessTest, SigtermStopsTheArmAndEndsWithinOneSecondWhateverStream
     EXPECT_EQ(status.state(), v1::EXECUTOR_STATE_RUNNING) << status.breach().description();
 
     const auto signalled = Clock::now();
-    remote.signal(SIGTERM);
-    const int wait_status = remote.wait_for(5000ms);
+    remote.process->signal(SIGTERM);
+    const int wait_status = remote.process->wait_for(5000ms);
     const double seconds = std::chrono::duration<double>(Clock::now() - signalled).count();
     ASSERT_NE(wait_status, -1) << "tether-remote still running 5 s after SIGTERM";
     EXPECT_TRUE(WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0)
@@ -278,28 +245,17 @@ TEST_F(RemoteProcessTest, TaskStoreWritesSurviveKillsAtRandomMoments) {
   std::uniform_int_distribution<int> kill_after_ms(0, 60);
   auto mass_of = [](int upload) { return 1.0 + 0.01 * upload; };
 
-  auto start_remote = [&](int generation) {
-    const fs::path port_file = work_ / ("store_port" + std::to_string(generation));
-    auto remote = std::make_unique<Process>(
-        TETHER_REMOTE_BINARY,
-        std::vector<std::string>{"--serve", "127.0.0.1:0", "--task-dir", store.string(),
-                                 "--port-file", port_file.string()});
-    std::string port;
-    for (int i = 0; i < 500 && port.empty(); ++i) {
-      std::this_thread::sleep_for(10ms);
-      std::ifstream(port_file) >> port;
-    }
-    return std::make_pair(std::move(remote), port);
-  };
+  const std::vector<std::string> with_store = {"--task-dir", store.string()};
 
   int acknowledged = -1;  // the last upload the site answered OK
   int kills = 0;
   int next = 0;
   for (int generation = 0; next < kUploads; ++generation) {
-    auto [remote, port] = start_remote(generation);
-    ASSERT_FALSE(port.empty()) << "tether-remote did not start (generation " << generation << ")";
+    Remote remote = start_remote(with_store);
+    ASSERT_FALSE(remote.address.empty())
+        << "tether-remote did not start (generation " << generation << ")";
     auto stub = v1::RemoteSite::NewStub(
-        grpc::CreateChannel("127.0.0.1:" + port, grpc::InsecureChannelCredentials()));
+        grpc::CreateChannel(remote.address, grpc::InsecureChannelCredentials()));
     // Uploads run on their own thread; this one kills the process after a random delay.
     std::atomic<bool> killed{false};
     std::atomic<int> done{next};
@@ -320,22 +276,22 @@ TEST_F(RemoteProcessTest, TaskStoreWritesSurviveKillsAtRandomMoments) {
     });
     std::this_thread::sleep_for(std::chrono::milliseconds(kill_after_ms(rng)));
     if (done.load() < kUploads) {
-      remote->signal(SIGKILL);
+      remote.process->signal(SIGKILL);
       killed.store(true);
       ++kills;
     }
     uploader.join();
-    remote->wait_for(5000ms);
+    remote.process->wait_for(5000ms);
     acknowledged = last_ok.load();
     // The upload that was cut off is sent again in the next generation.
     next = done.load();
   }
 
   // One more restart: what the store holds now is what a recovered site would serve.
-  auto [remote, port] = start_remote(-1);
-  ASSERT_FALSE(port.empty());
+  Remote remote = start_remote(with_store);
+  ASSERT_FALSE(remote.address.empty());
   auto stub = v1::RemoteSite::NewStub(
-      grpc::CreateChannel("127.0.0.1:" + port, grpc::InsecureChannelCredentials()));
+      grpc::CreateChannel(remote.address, grpc::InsecureChannelCredentials()));
   v1::GetTaskRequest get;
   get.set_name("reach");
   v1::GetTaskReply got;

@@ -43,6 +43,7 @@ tether_target_defaults(remote_process_test)
 target_link_libraries(remote_process_test PRIVATE tether::proto gRPC::grpc++ GTest::gtest
                                                   GTest::gtest_main)
 add_dependencies(remote_process_test tether-remote tether)
+target_include_directories(remote_process_test PRIVATE support)
 target_compile_definitions(remote_process_test PRIVATE
   TETHER_REMOTE_BINARY="$<TARGET_FILE:tether-remote>"
   TETHER_CONSOLE_BINARY="$<TARGET_FILE:tether>"
