@@ -318,9 +318,7 @@ void Executor::comply(const ArmState& arm, ArmStatus arm_status, double dt) noex
   }
   const TaskParameters& task = current_->task;
   update_kinematics();
-  forward_kinematics(model_, arm.position, measured_state_);
-  process_wrench(arm);
-  const Vector6& F_a = context_.measured_wrench;
+  const Vector6& F_a = context_.measured_wrench;  // measured this cycle by cycle()
   ImpedanceInput input;
   input.error = hold_yield_;
   input.force.head<3>() = -beyond_deadband(F_a.head<3>(), kHoldForceDeadband);
@@ -391,8 +389,7 @@ void Executor::handle_reset(const ArmState& arm) noexcept {
     return;
   }
   if (current_ != nullptr) {
-    forward_kinematics(model_, arm.position, measured_state_);
-    process_wrench(arm);
+    // The measured pose and wrench are this cycle's (cycle() measures while stopped).
     const BreachEvent persisting =
         check_persistent_bounds(current_->task.bounds, bounds_input(arm));
     if (persisting) {
@@ -441,6 +438,9 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
   }
 
   const double dt = period();
+  // The measured pose and wrench, once a cycle: the running law, the compliant hold and the
+  // reset's bounds check all read them (and the wrench filter must advance once a cycle).
+  bool measured = false;
   if (state_ == ExecutorState::kRunning) {
     const TaskParameters& task = current_->task;
     context_.time = task_time_;
@@ -450,6 +450,7 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
     update_obstacles();
     forward_kinematics(model_, arm.position, measured_state_);
     process_wrench(arm);
+    measured = true;
     run_behaviours();
 
     // Velocity inputs move the reference (eq. 6) and are integrated into its offset, so
@@ -549,10 +550,12 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
   } else if (state_ != ExecutorState::kRunning) {
     qd_command_.setZero();
   }
-  if ((state_ == ExecutorState::kStopping || state_ == ExecutorState::kStopped) &&
-      compliant_stop_) {
-    comply(arm, arm_status, dt);
+  const bool stopped = state_ == ExecutorState::kStopping || state_ == ExecutorState::kStopped;
+  if (stopped && current_ != nullptr && !measured) {
+    forward_kinematics(model_, arm.position, measured_state_);
+    process_wrench(arm);
   }
+  if (stopped && compliant_stop_) comply(arm, arm_status, dt);
   if (state_ == ExecutorState::kStopped || state_ == ExecutorState::kStopping) {
     handle_reset(arm);
   } else if (reset_requested_.exchange(false, std::memory_order_acq_rel)) {

@@ -173,12 +173,15 @@ class Executor {
   void begin_stop(const BreachEvent& event) noexcept;
   // One cycle of the compliant hold during a stop (see the header comment); falls back to
   // the rigid stop for good when the arm, its wrench or the numbers cannot be trusted.
+  // Reads the measured wrench cycle() took this cycle.
   void comply(const ArmState& arm, ArmStatus arm_status, double dt) noexcept;
   // Places the task's obstacles in BASE (once per task), then update_obstacles().
   void load_obstacles() noexcept;
   // This cycle's critical points at the commanded joints.
   void update_obstacles() noexcept;
   void prepare_resolver_input(const JointVector& joint_weights, const MotionVector& xd) noexcept;
+  // Answers a pending reset; the bounds check reads the measured pose and wrench cycle()
+  // took this cycle.
   void handle_reset(const ArmState& arm) noexcept;
   void publish_status() noexcept;
   BoundsInput bounds_input(const ArmState& arm) noexcept;
