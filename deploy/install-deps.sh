@@ -13,6 +13,8 @@ packages=(
   libqhull-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   liborocos-kdl-dev
+  libssl-dev openssl nlohmann-json3-dev
+  clang libclang-rt-14-dev
 )
 
 missing=()

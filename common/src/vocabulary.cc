@@ -76,6 +76,30 @@ const char* to_string(ResolverKind kind) {
   return "unknown";
 }
 
+const char* to_string(Role role) {
+  switch (role) {
+    case Role::kNone:
+      return "none";
+    case Role::kObserver:
+      return "observer";
+    case Role::kOperator:
+      return "operator";
+    case Role::kAdmin:
+      return "admin";
+  }
+  return "unknown";
+}
+
+bool parse_role(std::string_view text, Role& role) {
+  for (const Role r : {Role::kNone, Role::kObserver, Role::kOperator, Role::kAdmin}) {
+    if (text == to_string(r)) {
+      role = r;
+      return true;
+    }
+  }
+  return false;
+}
+
 const char* unit_of(BreachCause cause) {
   switch (cause) {
     case BreachCause::kTranslationDeviation:

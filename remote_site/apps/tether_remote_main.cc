@@ -119,6 +119,29 @@ int main(int argc, char** argv) {
       }))
       ->needs(serve_option)
       ->group(serve_group);
+  const std::string security_group = "security (serve mode)";
+  cli::TlsFiles tls;
+  std::string roles, audit;
+  QuotaOptions quotas;
+  cli::add_tls_options(app, tls, cli::TlsRole::kServer, security_group, "");
+  app.add_option("--roles", roles,
+                 "identity -> role file (lines 'alice operator'), reread on SIGHUP;\n"
+                 "required with TLS")
+      ->option_text("FILE")
+      ->envname("TETHER_ROLES")
+      ->group(security_group);
+  app.add_option("--audit", audit,
+                 "append the audit trail to FILE, one fsync'd JSON line per controlling\n"
+                 "call, stop and breach (default: DIR/audit.jsonl with --task-dir)")
+      ->option_text("FILE")
+      ->group(security_group);
+  app.add_option("--max-streams", quotas.max_streams, "concurrent streams per identity (default 4)")
+      ->check(CLI::Range(1, 1000))
+      ->group(security_group);
+  app.add_option("--upload-rate", quotas.uploads_per_second,
+                 "task uploads per second per identity, after a burst of 10 (default 2)")
+      ->check(CLI::Range(0.01, 1000.0))
+      ->group(security_group);
   app.add_option("--link-timeout", link_timeout,
                  "no arm state for T = lost arm link -> controlled stop (default 10ms)")
       ->option_text("T")
@@ -201,6 +224,11 @@ int main(int argc, char** argv) {
       options.site_name = site;
       options.task_directory = task_dir;
       options.lease_timeout = lease_timeout;
+      options.security = SecurityOptions{tls.insecure, tls.ca, tls.cert, tls.key, tls.crl, roles};
+      options.audit_file = !audit.empty()      ? audit
+                           : !task_dir.empty() ? task_dir + "/audit.jsonl"
+                                               : std::string();
+      options.quotas = quotas;
       return serve_remote_site(*arm, options, duration_given ? duration : 0.0, [&](int port) {
         const std::string host = serve_address.substr(0, serve_address.rfind(':'));
         std::printf("tether-remote: serving on %s:%d\n", host.c_str(), port);

@@ -32,6 +32,14 @@ void ControlLease::close_stream(const std::string& operator_name, Clock::time_po
   if (holder_ == operator_name) renewed_ = now;
 }
 
+std::string ControlLease::take_over(const std::string& operator_name, Clock::time_point now) {
+  std::lock_guard lock(mutex_);
+  std::string previous = lapsed(now) ? std::string() : holder_;
+  holder_ = operator_name;
+  renewed_ = now;
+  return previous;
+}
+
 void ControlLease::release(const std::string& operator_name) {
   std::lock_guard lock(mutex_);
   if (holder_ == operator_name) holder_.clear();

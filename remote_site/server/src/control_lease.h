@@ -25,6 +25,9 @@ class ControlLease {
   std::optional<std::string> claim(const std::string& operator_name, Clock::time_point now);
   void open_stream(const std::string& operator_name);
   void close_stream(const std::string& operator_name, Clock::time_point now);
+  // Gives the lease to `operator_name` whoever holds it (an admin's forced takeover);
+  // returns the previous holder, empty when the lease was free.
+  std::string take_over(const std::string& operator_name, Clock::time_point now);
   // Gives the lease up if `operator_name` holds it.
   void release(const std::string& operator_name);
   // The current holder, empty when free.

@@ -1,7 +1,6 @@
 #include "tether/remote/server/remote_site_server.h"
 
-#include <google/protobuf/io/tokenizer.h>
-#include <google/protobuf/text_format.h>
+#include <grpc/support/log.h>
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
@@ -15,12 +14,16 @@
 #include <optional>
 #include <thread>
 
+#include "audit_log.h"
 #include "callback_order.h"
 #include "control_lease.h"
+#include "quotas.h"
+#include "site_security.h"
 #include "task_store.h"
 #include "telemetry_hub.h"
 #include "tether/common/task/field_path.h"
 #include "tether/proto/convert.h"
+#include "tether/proto/set_field.h"
 #include "tether/proto/task_io.h"
 #include "tether/remote/task/validation.h"
 #include "tether/v1/remote_site.grpc.pb.h"
@@ -34,19 +37,65 @@ using grpc::CallbackServerContext;
 using grpc::ServerUnaryReactor;
 using grpc::Status;
 using grpc::StatusCode;
+using server::AuditRecord;
+using server::Caller;
 using server::ControlLease;
 using server::CycleSubscriber;
 
 constexpr const char* kServiceName = "tether.v1.RemoteSite";
-// Telemetry waiting for a slow reader; beyond this the oldest samples are dropped.
-constexpr std::size_t kMaxQueuedTelemetry = 20000;
+constexpr const char* kMethodPrefix = "/tether.v1.RemoteSite/";
 
-std::string operator_of(const CallbackServerContext* context) {
-  const auto& metadata = context->client_metadata();
-  auto it = metadata.find("tether-operator");
-  if (it == metadata.end()) return {};
-  return std::string(it->second.data(), it->second.size());
+// gRPC's own log (handshake refusals among it) goes to the site's log.
+void log_from_grpc(gpr_log_func_args* args) {
+  switch (args->severity) {
+    case GPR_LOG_SEVERITY_ERROR:
+      spdlog::error("grpc: {}", args->message);
+      break;
+    case GPR_LOG_SEVERITY_INFO:
+      spdlog::info("grpc: {}", args->message);
+      break;
+    default:
+      spdlog::debug("grpc: {}", args->message);
+      break;
+  }
 }
+
+std::string outcome_of(const Status& status) {
+  if (status.ok()) return "OK";
+  static constexpr std::array<const char*, 17> kNames = {"OK",
+                                                         "CANCELLED",
+                                                         "UNKNOWN",
+                                                         "INVALID_ARGUMENT",
+                                                         "DEADLINE_EXCEEDED",
+                                                         "NOT_FOUND",
+                                                         "ALREADY_EXISTS",
+                                                         "PERMISSION_DENIED",
+                                                         "RESOURCE_EXHAUSTED",
+                                                         "FAILED_PRECONDITION",
+                                                         "ABORTED",
+                                                         "OUT_OF_RANGE",
+                                                         "UNIMPLEMENTED",
+                                                         "INTERNAL",
+                                                         "UNAVAILABLE",
+                                                         "DATA_LOSS",
+                                                         "UNAUTHENTICATED"};
+  const auto code = static_cast<std::size_t>(status.error_code());
+  return std::string(code < kNames.size() ? kNames[code] : "UNKNOWN") + ": " +
+         status.error_message();
+}
+
+// What a handler adds to its audit record.
+struct CallRecord {
+  std::string task;
+  std::uint64_t revision = 0;
+  std::string detail;
+};
+
+// How a unary method is admitted beyond its role.
+enum class Access {
+  kRole,     // the role suffices (observing calls, stop)
+  kControl,  // also the control lease, taken or renewed by the call
+};
 
 // Maps a set-up exception to the status the contract promises.
 template <typename Function>
@@ -76,112 +125,13 @@ Status guarded(Function&& function) {
   }
 }
 
-// Protobuf's text parser reports through a collector; this keeps the first message.
-class ParseErrors : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int /*line*/, int column, const std::string& message) override {
-    if (text.empty()) text = "column " + std::to_string(column + 1) + ": " + message;
-  }
-  std::string text;
-};
-
-// Sets the field of `task` spelt `spelled` (FieldPath, e.g. "impedance.mass.rotation.x")
-// from protobuf text format: a number, an enum name, or a message's fields ("x: 1 y: 2").
-// A list (repeated field) is set through the message that holds it. Errors start with the
-// path as given, in the spelling of every other message about a task parameter.
-// Fields of the task that identify it rather than parameterise it: never set this way.
-constexpr std::array<const char*, 1> kIdentityFields = {"name"};
-// Longest path and value SetParameter accepts [characters]: the longest path in the schema
-// is under 80, and a whole section in text format (a trajectory's 64 waypoints) under 8 KiB.
-constexpr std::size_t kMaxParameterPath = 256;
-constexpr std::size_t kMaxParameterValue = 16384;
-
-void set_field(v1::TaskParameters& task, const std::string& spelled, const std::string& value) {
-  if (spelled.size() > kMaxParameterPath) {
-    throw proto::ConversionError("path = '" + spelled.substr(0, 32) + "...' (" +
-                                 std::to_string(spelled.size()) + " characters): at most " +
-                                 std::to_string(kMaxParameterPath));
-  }
-  const std::optional<FieldPath> path = FieldPath::parse(spelled);
-  if (!path) {
-    throw proto::ConversionError("path = '" + spelled +
-                                 "': not a field path; spell it as in the task file, e.g. "
-                                 "impedance.mass.rotation.x");
-  }
-  const std::vector<FieldPath::Segment>& segments = path->segments();
-  for (const char* identity : kIdentityFields) {
-    if (!segments.empty() && segments.front().name == identity) {
-      throw proto::ConversionError(*path, std::string(": identifies the task and is not a "
-                                                      "parameter; upload the set under another "
-                                                      "name instead"));
-    }
-  }
-  if (value.size() > kMaxParameterValue) {
-    throw proto::ConversionError(spelled + " = '" + value.substr(0, 32) + "...' (" +
-                                 std::to_string(value.size()) + " characters): at most " +
-                                 std::to_string(kMaxParameterValue));
-  }
-  google::protobuf::Message* message = &task;
-  FieldPath walked;
-  for (std::size_t s = 0; s < segments.size(); ++s) {
-    const std::string& name = segments[s].name;
-    const google::protobuf::Descriptor* descriptor = message->GetDescriptor();
-    const google::protobuf::FieldDescriptor* field = descriptor->FindFieldByName(name);
-    if (field == nullptr) {
-      std::string names;
-      for (int i = 0; i < descriptor->field_count(); ++i) {
-        names += (i ? ", " : "") + descriptor->field(i)->name();
-      }
-      throw proto::ConversionError(
-          *path, std::string(": ")
-                     .append(walked.empty() ? std::string("the task") : walked.to_string())
-                     .append(" has no field '")
-                     .append(name)
-                     .append("'; fields: ")
-                     .append(names));
-    }
-    const FieldPath holder = walked;
-    walked = walked.field(name);
-    if (field->is_repeated()) {
-      throw proto::ConversionError(*path, ": " + walked.to_string() +
-                                              " is a list; set the message that holds it, " +
-                                              holder.to_string());
-    }
-    if (segments[s].index >= 0) {
-      throw proto::ConversionError(*path, ": " + walked.to_string() + " is not a list");
-    }
-    if (s + 1 == segments.size()) {
-      ParseErrors errors;
-      google::protobuf::TextFormat::Parser parser;
-      parser.RecordErrorsTo(&errors);
-      bool ok = false;
-      if (field->type() == google::protobuf::FieldDescriptor::TYPE_MESSAGE) {
-        google::protobuf::Message* child = message->GetReflection()->MutableMessage(message, field);
-        child->Clear();
-        ok = parser.ParseFromString(value, child);
-      } else {
-        ok = parser.ParseFieldValueFromString(value, field, message);
-      }
-      if (!ok) {
-        throw proto::ConversionError(*path, " = '" + value + "': not a valid " +
-                                                field->type_name() + " (" + errors.text + ")");
-      }
-      return;
-    }
-    if (field->type() != google::protobuf::FieldDescriptor::TYPE_MESSAGE) {
-      throw proto::ConversionError(
-          *path, ": " + walked.to_string() + " is a " + field->type_name() + ", not a message");
-    }
-    message = message->GetReflection()->MutableMessage(message, field);
-  }
-}
-
 }  // namespace
 
 struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
   struct RunningTask {
     std::uint64_t id = 0;
     std::string name;
+    std::uint64_t revision = 0;  // of the stored set it was started from
     TaskParameters task;
     std::vector<v1::Behaviour> behaviours;
   };
@@ -189,6 +139,9 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
   Impl(const ServerOptions& o, Executor& e, ControlLoop& l, HandControllerQueue& q,
        const std::string& arm)
       : options(o),
+        security(o.security, o.address),
+        audit(o.audit_file),
+        quotas(o.quotas),
         executor(e),
         loop(l),
         queue(q),
@@ -196,20 +149,51 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
         store(e.model(), o.task_directory),
         lease(std::chrono::duration_cast<ControlLease::Clock::duration>(
             std::chrono::duration<double>(o.lease_timeout))),
-        hub(l) {}
+        hub(l) {
+    security.on_refusal = [this](const Caller& caller, const std::string& method,
+                                 const Status& status) {
+      const std::string_view prefix = kMethodPrefix;
+      if (method.rfind(prefix, 0) != 0) return;  // health and reflection: logged only
+      const std::string call = method.substr(prefix.size());
+      if (!audited(call.c_str())) return;
+      record(caller, call.c_str(), CallRecord{}, status);
+    };
+  }
 
   // ---- helpers ----
-  Status control(CallbackServerContext* context) {
-    const std::string name = operator_of(context);
-    if (name.empty()) {
+  // The caller's role against the method's, then (for kControl) the control lease. Under
+  // TLS the method's role was already checked before the handler ran; with --insecure this
+  // is the only check.
+  Status admit(const Caller& caller, const char* method, Access access) {
+    const Role needed = server::required_role(std::string(kMethodPrefix) + method);
+    if (caller.role < needed) {
+      return Status(StatusCode::PERMISSION_DENIED, "'" + caller.identity + "' (role " +
+                                                       to_string(caller.role) + ") may not call " +
+                                                       kMethodPrefix + method +
+                                                       ": it needs the role " + to_string(needed));
+    }
+    if (access != Access::kControl) return Status::OK;
+    if (caller.identity.empty()) {
       return Status(StatusCode::INVALID_ARGUMENT,
                     "metadata 'tether-operator' is missing: controlling calls name their "
                     "operator");
     }
-    if (auto refusal = lease.claim(name, ControlLease::Clock::now())) {
+    if (auto refusal = lease.claim(caller.identity, ControlLease::Clock::now())) {
       return Status(StatusCode::FAILED_PRECONDITION, *refusal);
     }
     return Status::OK;
+  }
+
+  void record(const Caller& caller, const char* call, const CallRecord& what,
+              const Status& status) {
+    audit.append(AuditRecord{caller.identity, caller.role, caller.authenticated, call, what.task,
+                             what.revision, outcome_of(status), what.detail});
+  }
+
+  // Calls that change the site, and stops, are audited; observing calls are not.
+  static bool audited(const char* method) {
+    const Role needed = server::required_role(std::string(kMethodPrefix) + method);
+    return needed >= Role::kOperator || std::string_view(method) == "Stop";
   }
 
   RunningTask running() {
@@ -227,11 +211,11 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
     return running_task.id == id ? running_task.behaviours : std::vector<v1::Behaviour>{};
   }
 
-  void submit(const std::string& name, const TaskParameters& task, bool restart,
-              std::uint64_t* id_out) {
+  void submit(const std::string& name, std::uint64_t revision, const TaskParameters& task,
+              bool restart, std::uint64_t* id_out) {
     std::lock_guard lock(mutex);
     const std::uint64_t id = executor.submit(task, restart);
-    running_task = RunningTask{id, name, task, server::enabled_behaviours(task)};
+    running_task = RunningTask{id, name, revision, task, server::enabled_behaviours(task)};
     *id_out = id;
   }
 
@@ -242,19 +226,31 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
     for (v1::Behaviour b : server::enabled_behaviours(stored.task)) out->add_behaviours(b);
   }
 
-  template <typename Body>
-  ServerUnaryReactor* unary(CallbackServerContext* context, bool needs_control, Body&& body) {
+  // One unary call: size, role and lease checks, the body, the audit record, the answer.
+  // `body(caller, record)` returns the status; exceptions map through guarded().
+  template <typename Request, typename Body>
+  ServerUnaryReactor* unary(CallbackServerContext* context, const char* method, Access access,
+                            const Request& request, Body&& body) {
     ServerUnaryReactor* reactor = context->DefaultReactor();
-    Status status = needs_control ? control(context) : Status::OK;
-    if (status.ok()) status = guarded(body);
+    const Caller caller = security.caller(*context);
+    CallRecord what;
+    Status status = admit(caller, method, access);
+    if (status.ok() && request.ByteSizeLong() > server::max_request_bytes(method)) {
+      status =
+          Status(StatusCode::RESOURCE_EXHAUSTED,
+                 std::string(method) + " request of " + std::to_string(request.ByteSizeLong()) +
+                     " bytes: at most " + std::to_string(server::max_request_bytes(method)));
+    }
+    if (status.ok()) status = guarded([&] { return body(caller, what); });
+    if (audited(method)) record(caller, method, what, status);
     reactor->Finish(status);
     return reactor;
   }
 
   // ---- service ----
-  ServerUnaryReactor* GetStatus(CallbackServerContext* context, const v1::GetStatusRequest*,
+  ServerUnaryReactor* GetStatus(CallbackServerContext* context, const v1::GetStatusRequest* request,
                                 v1::SiteStatus* reply) override {
-    return unary(context, false, [&] {
+    return unary(context, "GetStatus", Access::kRole, *request, [&](const Caller&, CallRecord&) {
       const ExecutorStatus s = executor.status();
       const CycleTelemetry latest = hub.latest();
       reply->set_site(options.site_name);
@@ -292,40 +288,59 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
   }
 
   ServerUnaryReactor* AcquireControl(CallbackServerContext* context,
-                                     const v1::AcquireControlRequest*,
+                                     const v1::AcquireControlRequest* request,
                                      v1::AcquireControlReply* reply) override {
-    return unary(context, true, [&] {
-      reply->set_controller(operator_of(context));
-      return Status::OK;
-    });
+    // A forced takeover is checked here rather than through the lease, which it overrides.
+    const Access access = request->force() ? Access::kRole : Access::kControl;
+    return unary(context, "AcquireControl", access, *request,
+                 [&](const Caller& caller, CallRecord& what) {
+                   if (request->force()) {
+                     if (caller.role < Role::kAdmin) {
+                       return Status(StatusCode::PERMISSION_DENIED,
+                                     "'" + caller.identity + "' (role " + to_string(caller.role) +
+                                         ") may not take control over: it needs the role admin");
+                     }
+                     take_over(caller, what);
+                   }
+                   reply->set_controller(caller.identity);
+                   return Status::OK;
+                 });
   }
 
   ServerUnaryReactor* ReleaseControl(CallbackServerContext* context,
-                                     const v1::ReleaseControlRequest*,
+                                     const v1::ReleaseControlRequest* request,
                                      v1::ReleaseControlReply*) override {
-    return unary(context, false, [&] {
-      lease.release(operator_of(context));
-      return Status::OK;
-    });
+    return unary(context, "ReleaseControl", Access::kRole, *request,
+                 [&](const Caller& caller, CallRecord&) {
+                   lease.release(caller.identity);
+                   return Status::OK;
+                 });
   }
 
   ServerUnaryReactor* UploadTask(CallbackServerContext* context,
                                  const v1::UploadTaskRequest* request,
                                  v1::UploadTaskReply* reply) override {
-    return unary(context, true, [&] {
-      TaskParameters task = proto::to_task(request->task());
-      const std::uint64_t revision = store.put(request->name(), task, request->replace());
-      reply->set_name(request->name());
-      reply->set_revision(revision);
-      spdlog::info("task '{}' revision {} uploaded by {}", request->name(), revision,
-                   operator_of(context));
-      return Status::OK;
-    });
+    return unary(context, "UploadTask", Access::kControl, *request,
+                 [&](const Caller& caller, CallRecord& what) {
+                   what.task = request->name();
+                   const std::string refusal =
+                       quotas.take_upload(caller.identity, server::Quotas::Clock::now());
+                   if (!refusal.empty()) return Status(StatusCode::RESOURCE_EXHAUSTED, refusal);
+                   TaskParameters task = proto::to_task(request->task());
+                   const std::uint64_t revision =
+                       store.put(request->name(), task, request->replace());
+                   what.revision = revision;
+                   reply->set_name(request->name());
+                   reply->set_revision(revision);
+                   spdlog::info("task '{}' revision {} uploaded by {}", request->name(), revision,
+                                caller.identity);
+                   return Status::OK;
+                 });
   }
 
-  ServerUnaryReactor* ListTasks(CallbackServerContext* context, const v1::ListTasksRequest*,
+  ServerUnaryReactor* ListTasks(CallbackServerContext* context, const v1::ListTasksRequest* request,
                                 v1::ListTasksReply* reply) override {
-    return unary(context, false, [&] {
+    return unary(context, "ListTasks", Access::kRole, *request, [&](const Caller&, CallRecord&) {
       for (const auto& stored : store.list()) summary(stored, reply->add_tasks());
       return Status::OK;
     });
@@ -333,7 +348,7 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
 
   ServerUnaryReactor* GetTask(CallbackServerContext* context, const v1::GetTaskRequest* request,
                               v1::GetTaskReply* reply) override {
-    return unary(context, false, [&] {
+    return unary(context, "GetTask", Access::kRole, *request, [&](const Caller&, CallRecord&) {
       auto stored = store.get(request->name());
       if (!stored) return Status(StatusCode::NOT_FOUND, "no task named '" + request->name() + "'");
       summary(*stored, reply->mutable_summary());
@@ -345,111 +360,169 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
   ServerUnaryReactor* DeleteTask(CallbackServerContext* context,
                                  const v1::DeleteTaskRequest* request,
                                  v1::DeleteTaskReply*) override {
-    return unary(context, true, [&] {
-      store.remove(request->name());
-      return Status::OK;
-    });
+    return unary(context, "DeleteTask", Access::kControl, *request,
+                 [&](const Caller&, CallRecord& what) {
+                   what.task = request->name();
+                   store.remove(request->name());
+                   return Status::OK;
+                 });
   }
 
   ServerUnaryReactor* StartTask(CallbackServerContext* context, const v1::StartTaskRequest* request,
                                 v1::StartTaskReply* reply) override {
-    return unary(context, true, [&] {
-      auto stored = store.get(request->name());
-      if (!stored) return Status(StatusCode::NOT_FOUND, "no task named '" + request->name() + "'");
-      std::uint64_t id = 0;
-      submit(stored->name, stored->task, true, &id);
-      reply->set_task_id(id);
-      spdlog::info("task '{}' started as #{} by {}", stored->name, id, operator_of(context));
-      return Status::OK;
-    });
+    return unary(
+        context, "StartTask", Access::kControl, *request,
+        [&](const Caller& caller, CallRecord& what) {
+          what.task = request->name();
+          auto stored = store.get(request->name());
+          if (!stored) {
+            return Status(StatusCode::NOT_FOUND, "no task named '" + request->name() + "'");
+          }
+          what.revision = stored->revision;
+          std::uint64_t id = 0;
+          submit(stored->name, stored->revision, stored->task, true, &id);
+          reply->set_task_id(id);
+          what.detail = "task #" + std::to_string(id);
+          spdlog::info("task '{}' started as #{} by {}", stored->name, id, caller.identity);
+          return Status::OK;
+        });
   }
 
-  // Anyone may stop the arm: stopping is never a privilege.
-  ServerUnaryReactor* Stop(CallbackServerContext* context, const v1::StopRequest*,
+  // Every authenticated identity may stop the arm: stopping is never a privilege.
+  ServerUnaryReactor* Stop(CallbackServerContext* context, const v1::StopRequest* request,
                            v1::StopReply* reply) override {
-    return unary(context, false, [&] {
-      executor.request_stop(BreachCause::kOperatorStop);
-      const std::string who = operator_of(context);
-      spdlog::warn("stop requested by {}", who.empty() ? context->peer() : who);
-      // Reply once the loop has taken the stop (its next cycle), so that what the caller
-      // does next — a start, a reset — already sees the stopping arm.
-      const auto limit = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
-      ExecutorState state = executor.status().state;
-      while ((state == ExecutorState::kRunning || state == ExecutorState::kIdle) &&
-             std::chrono::steady_clock::now() < limit) {
-        std::this_thread::sleep_for(std::chrono::microseconds(200));
-        state = executor.status().state;
-      }
-      reply->set_state(proto::from_executor_state(state));
-      return Status::OK;
-    });
+    return unary(
+        context, "Stop", Access::kRole, *request, [&](const Caller& caller, CallRecord& what) {
+          executor.request_stop(BreachCause::kOperatorStop);
+          const RunningTask task = running();
+          what.task = task.name;
+          what.revision = task.revision;
+          spdlog::warn("stop requested by {}",
+                       caller.identity.empty() ? context->peer() : caller.identity);
+          // Reply once the loop has taken the stop (its next cycle), so that what
+          // the caller does next — a start, a reset — already sees the stopping arm.
+          const auto limit = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+          ExecutorState state = executor.status().state;
+          while ((state == ExecutorState::kRunning || state == ExecutorState::kIdle) &&
+                 std::chrono::steady_clock::now() < limit) {
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+            state = executor.status().state;
+          }
+          reply->set_state(proto::from_executor_state(state));
+          what.detail = std::string("executor ") + to_string(state);
+          return Status::OK;
+        });
   }
 
-  ServerUnaryReactor* Reset(CallbackServerContext* context, const v1::ResetRequest*,
+  ServerUnaryReactor* Reset(CallbackServerContext* context, const v1::ResetRequest* request,
                             v1::ResetReply* reply) override {
-    return unary(context, true, [&] {
-      // A reset during the stop ramp would be refused; wait for the ramp to end.
-      const auto wait_limit = std::chrono::steady_clock::now() + std::chrono::seconds(3);
-      while (executor.status().state == ExecutorState::kStopping &&
-             std::chrono::steady_clock::now() < wait_limit) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      }
-      const std::uint64_t before = executor.status().resets_handled;
-      executor.request_reset();
-      ExecutorStatus s = executor.status();
-      const auto answer_limit = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-      while (s.resets_handled == before && std::chrono::steady_clock::now() < answer_limit) {
-        std::this_thread::sleep_for(std::chrono::microseconds(200));
-        s = executor.status();
-      }
-      if (s.resets_handled == before) {
-        return Status(StatusCode::DEADLINE_EXCEEDED, "the control loop did not answer the reset");
-      }
-      reply->set_accepted(s.last_reset == ResetOutcome::kAccepted);
-      if (s.last_reset == ResetOutcome::kRefusedNotStopped) {
-        reply->set_message("nothing to reset: the executor is " + std::string(to_string(s.state)));
-      } else if (s.last_reset == ResetOutcome::kRefusedBreach) {
-        reply->set_message(describe(s.reset_refusal) + " persists; move out of it first");
-      }
-      return Status::OK;
-    });
+    return unary(
+        context, "Reset", Access::kControl, *request, [&](const Caller&, CallRecord& what) {
+          const RunningTask task = running();
+          what.task = task.name;
+          what.revision = task.revision;
+          // A reset during the stop ramp would be refused; wait for the ramp to end.
+          const auto wait_limit = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+          while (executor.status().state == ExecutorState::kStopping &&
+                 std::chrono::steady_clock::now() < wait_limit) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+          }
+          const std::uint64_t before = executor.status().resets_handled;
+          executor.request_reset();
+          ExecutorStatus s = executor.status();
+          const auto answer_limit = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+          while (s.resets_handled == before && std::chrono::steady_clock::now() < answer_limit) {
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+            s = executor.status();
+          }
+          if (s.resets_handled == before) {
+            return Status(StatusCode::DEADLINE_EXCEEDED,
+                          "the control loop did not answer the reset");
+          }
+          reply->set_accepted(s.last_reset == ResetOutcome::kAccepted);
+          if (s.last_reset == ResetOutcome::kRefusedNotStopped) {
+            reply->set_message("nothing to reset: the executor is " +
+                               std::string(to_string(s.state)));
+          } else if (s.last_reset == ResetOutcome::kRefusedBreach) {
+            reply->set_message(describe(s.reset_refusal) + " persists; move out of it first");
+          }
+          what.detail = reply->accepted() ? "accepted" : "refused: " + reply->message();
+          return Status::OK;
+        });
   }
 
   ServerUnaryReactor* UpdateTask(CallbackServerContext* context,
                                  const v1::UpdateTaskRequest* request,
                                  v1::UpdateTaskReply* reply) override {
-    return unary(context, true, [&] {
-      const RunningTask current = running();
-      if (current.id == 0 || executor.status().state != ExecutorState::kRunning) {
-        return Status(StatusCode::FAILED_PRECONDITION, "no task is running");
-      }
-      TaskParameters task = proto::to_task(request->task());
-      task.name = current.name;
-      std::uint64_t id = 0;
-      submit(current.name, task, false, &id);
-      reply->set_task_id(id);
-      return Status::OK;
-    });
+    return unary(context, "UpdateTask", Access::kControl, *request,
+                 [&](const Caller&, CallRecord& what) {
+                   const RunningTask current = running();
+                   what.task = current.name;
+                   what.revision = current.revision;
+                   if (current.id == 0 || executor.status().state != ExecutorState::kRunning) {
+                     return Status(StatusCode::FAILED_PRECONDITION, "no task is running");
+                   }
+                   TaskParameters task = proto::to_task(request->task());
+                   task.name = current.name;
+                   std::uint64_t id = 0;
+                   submit(current.name, current.revision, task, false, &id);
+                   reply->set_task_id(id);
+                   return Status::OK;
+                 });
   }
 
   ServerUnaryReactor* SetParameter(CallbackServerContext* context,
                                    const v1::SetParameterRequest* request,
                                    v1::UpdateTaskReply* reply) override {
-    return unary(context, true, [&] {
-      const RunningTask current = running();
-      if (current.id == 0 || executor.status().state != ExecutorState::kRunning) {
-        return Status(StatusCode::FAILED_PRECONDITION, "no task is running");
+    return unary(context, "SetParameter", Access::kControl, *request,
+                 [&](const Caller& caller, CallRecord& what) {
+                   const RunningTask current = running();
+                   what.task = current.name;
+                   what.revision = current.revision;
+                   what.detail =
+                       request->path().substr(0, 256) + " = " + request->value().substr(0, 256);
+                   if (current.id == 0 || executor.status().state != ExecutorState::kRunning) {
+                     return Status(StatusCode::FAILED_PRECONDITION, "no task is running");
+                   }
+                   v1::TaskParameters message = proto::from_task(current.task);
+                   proto::set_field(message, request->path(), request->value());
+                   TaskParameters task = proto::to_task(message);
+                   std::uint64_t id = 0;
+                   submit(current.name, current.revision, task, false, &id);
+                   reply->set_task_id(id);
+                   spdlog::info("task '{}': {} = {} (by {})", current.name, request->path(),
+                                request->value(), caller.identity);
+                   return Status::OK;
+                 });
+  }
+
+  ServerUnaryReactor* GetAudit(CallbackServerContext* context, const v1::GetAuditRequest* request,
+                               v1::GetAuditReply* reply) override {
+    return unary(context, "GetAudit", Access::kRole, *request, [&](const Caller&, CallRecord&) {
+      constexpr std::uint32_t kMaxLines = 1000;
+      const std::uint32_t max =
+          request->max() == 0 || request->max() > kMaxLines ? kMaxLines : request->max();
+      std::uint64_t next = 0;
+      for (std::string& line : audit.read(request->first(), max, next)) {
+        reply->add_lines(std::move(line));
       }
-      v1::TaskParameters message = proto::from_task(current.task);
-      set_field(message, request->path(), request->value());
-      TaskParameters task = proto::to_task(message);
-      std::uint64_t id = 0;
-      submit(current.name, task, false, &id);
-      reply->set_task_id(id);
-      spdlog::info("task '{}': {} = {} (by {})", current.name, request->path(), request->value(),
-                   operator_of(context));
+      reply->set_next(next);
       return Status::OK;
     });
+  }
+
+  // The lease passes to `caller` (an admin) whoever holds it. The previous holder's stream
+  // ends (it watches `takeovers`), and a task that runs is stopped: the new holder starts
+  // from an arm at rest.
+  void take_over(const Caller& caller, CallRecord& what) {
+    const std::string previous = lease.take_over(caller.identity, ControlLease::Clock::now());
+    if (previous.empty() || previous == caller.identity) return;
+    takeovers.fetch_add(1);
+    const ExecutorState state = executor.status().state;
+    if (state == ExecutorState::kRunning) executor.request_stop(BreachCause::kOperatorStop);
+    what.detail = "taken over from '" + previous + "'" +
+                  (state == ExecutorState::kRunning ? "; the running task was stopped" : "");
+    spdlog::warn("control taken over by admin '{}' from '{}'", caller.identity, previous);
   }
 
   grpc::ServerBidiReactor<v1::TeleopIncrement, v1::ForceReflection>* Teleoperate(
@@ -459,6 +532,9 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
       CallbackServerContext* context, const v1::TelemetryRequest* request) override;
 
   ServerOptions options;
+  server::SiteSecurity security;
+  server::AuditLog audit;
+  server::Quotas quotas;
   Executor& executor;
   ControlLoop& loop;
   HandControllerQueue& queue;
@@ -476,6 +552,32 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
   // the executor's duplicate check spans streams.
   std::atomic<std::uint64_t> teleop_sequence{0};
   std::atomic<std::uint64_t> teleop_queue_full{0};
+  // Forced takeovers so far: a teleoperation stream ends when this moves.
+  std::atomic<std::uint64_t> takeovers{0};
+
+  // Audits each stop the loop makes on its own (a breach), once per stop; stops asked for
+  // by a call are audited with the call.
+  struct BreachWatcher final : CycleSubscriber {
+    explicit BreachWatcher(Impl& s) : site(s) {}
+    void on_cycle(const CycleTelemetry& cycle) override {
+      const bool stopped =
+          cycle.state == ExecutorState::kStopping || cycle.state == ExecutorState::kStopped;
+      if (!stopped) {
+        reported = false;
+        return;
+      }
+      if (reported || !cycle.breach) return;
+      reported = true;
+      if (cycle.breach.cause == BreachCause::kOperatorStop) return;
+      const RunningTask task = site.running();
+      site.audit.append(AuditRecord{"site", Role::kNone, false, "Breach", task.name, task.revision,
+                                    "STOPPED", describe(cycle.breach)});
+    }
+    void on_shutdown() override {}
+    Impl& site;
+    bool reported = false;  // the hub thread only
+  };
+  BreachWatcher breaches{*this};
 
   std::unique_ptr<grpc::Server> grpc_server;
   int bound_port = 0;
@@ -489,10 +591,16 @@ class TeleopReactor final
     : public grpc::ServerBidiReactor<v1::TeleopIncrement, v1::ForceReflection>,
       public CycleSubscriber {
  public:
-  TeleopReactor(RemoteSiteServer::Impl& site, std::string operator_name)
-      : site_(site), operator_(std::move(operator_name)) {
+  TeleopReactor(RemoteSiteServer::Impl& site, Caller caller)
+      : site_(site), caller_(std::move(caller)), operator_(caller_.identity) {
     base_ = site_.teleop_sequence.load();
+    takeovers_ = site_.takeovers.load();
     site_.lease.open_stream(operator_);
+    const RemoteSiteServer::Impl::RunningTask task = site_.running();
+    task_ = task.name;
+    revision_ = task.revision;
+    site_.audit.append(AuditRecord{caller_.identity, caller_.role, caller_.authenticated,
+                                   "Teleoperate", task_, revision_, "OK", "stream opened"});
     // Creation ends here: what the constructor set is seen by every later callback.
     server::callback_ends(this);
     server::callback_ends(&in_);
@@ -508,14 +616,20 @@ class TeleopReactor final
       finish(Status::OK);
       return;
     }
+    ++received_;
     HandControllerSample sample;
-    const std::string problem = server::from_wire(in_, base_, sample);
+    std::string problem = server::from_wire(in_, base_, sample);
+    if (problem.empty() && in_.ByteSizeLong() > server::max_request_bytes("Teleoperate")) {
+      problem = std::to_string(in_.ByteSizeLong()) + " bytes: at most " +
+                std::to_string(server::max_request_bytes("Teleoperate"));
+    }
     if (!problem.empty()) {
       finish(Status(StatusCode::INVALID_ARGUMENT,
                     "increment " + std::to_string(in_.sequence()) + ": " + problem));
       return;
     }
     if (site_.queue.push(sample)) {
+      ++queued_;
       std::uint64_t high = site_.teleop_sequence.load();
       while (sample.sequence > high &&
              !site_.teleop_sequence.compare_exchange_weak(high, sample.sequence)) {
@@ -529,6 +643,13 @@ class TeleopReactor final
   }
 
   void on_cycle(const CycleTelemetry& cycle) override {
+    if (site_.takeovers.load() != takeovers_ &&
+        site_.lease.holder(ControlLease::Clock::now()) != operator_) {
+      finish(Status(StatusCode::ABORTED, "control of the arm was taken over by '" +
+                                             site_.lease.holder(ControlLease::Clock::now()) +
+                                             "' (admin)"));
+      return;
+    }
     std::lock_guard lock(mutex_);
     if (finishing_) return;
     if (writing_) {
@@ -579,7 +700,13 @@ class TeleopReactor final
     server::callback_begins(&out_);
     site_.hub.unsubscribe(this);
     site_.lease.close_stream(operator_, ControlLease::Clock::now());
+    site_.quotas.close_stream(operator_);
     site_.teleop_open.store(false);
+    site_.audit.append(AuditRecord{caller_.identity, caller_.role, caller_.authenticated,
+                                   "Teleoperate", task_, revision_, outcome_of(final_status_),
+                                   "stream closed: " + std::to_string(received_) +
+                                       " increments received, " + std::to_string(queued_) +
+                                       " queued for the arm"});
     spdlog::info("teleoperation stream of {} closed", operator_);
     delete this;
   }
@@ -597,7 +724,13 @@ class TeleopReactor final
   }
 
   RemoteSiteServer::Impl& site_;
+  Caller caller_;
   std::string operator_;
+  std::string task_;
+  std::uint64_t revision_ = 0;
+  std::uint64_t takeovers_ = 0;
+  std::uint64_t received_ = 0;  // read callbacks run one at a time
+  std::uint64_t queued_ = 0;
   std::uint64_t base_ = 0;
   v1::TeleopIncrement in_;
   std::mutex mutex_;
@@ -613,8 +746,11 @@ class TeleopReactor final
 class TelemetryReactor final : public grpc::ServerWriteReactor<v1::Telemetry>,
                                public CycleSubscriber {
  public:
-  TelemetryReactor(RemoteSiteServer::Impl& site, std::uint32_t decimation)
-      : site_(site), decimation_(decimation == 0 ? 1 : decimation) {
+  TelemetryReactor(RemoteSiteServer::Impl& site, std::uint32_t decimation, std::string identity)
+      : site_(site),
+        decimation_(decimation == 0 ? 1 : decimation),
+        identity_(std::move(identity)),
+        max_queued_(std::max<std::size_t>(2, site.quotas.options().telemetry_queue)) {
     // Creation ends here: what the constructor set is seen by every later callback.
     server::callback_ends(this);
     server::callback_ends(&queue_);
@@ -630,12 +766,15 @@ class TelemetryReactor final : public grpc::ServerWriteReactor<v1::Telemetry>,
     }
     std::lock_guard lock(mutex_);
     if (finishing_) return;
-    if (queue_.size() >= kMaxQueuedTelemetry && !queue_.empty()) {
-      // The front may be in flight; drop the next oldest.
+    if (queue_.size() >= max_queued_) {
+      // A slow reader loses its oldest samples, counted; the front may be in flight, so
+      // drop the next oldest.
       queue_.erase(queue_.begin() + (writing_ ? 1 : 0));
+      ++dropped_;
     }
     queue_.emplace_back();
     server::to_wire(cycle, task_name_, behaviours_, site_.executor.period(), &queue_.back());
+    queue_.back().set_dropped_samples(dropped_);
     if (!writing_) {
       writing_ = true;
       StartWrite(&queue_.front());
@@ -692,6 +831,11 @@ class TelemetryReactor final : public grpc::ServerWriteReactor<v1::Telemetry>,
     server::callback_begins(this);
     server::callback_begins(&queue_);
     site_.hub.unsubscribe(this);
+    site_.quotas.close_stream(identity_);
+    if (dropped_ > 0) {
+      spdlog::info("telemetry stream of {} ended; {} samples dropped for a slow reader", identity_,
+                   dropped_);
+    }
     delete this;
   }
 
@@ -701,8 +845,11 @@ class TelemetryReactor final : public grpc::ServerWriteReactor<v1::Telemetry>,
   std::uint64_t task_id_ = ~0ULL;
   std::string task_name_;
   std::vector<v1::Behaviour> behaviours_;
+  std::string identity_;
+  std::size_t max_queued_;
   std::mutex mutex_;
   std::deque<v1::Telemetry> queue_;
+  std::uint64_t dropped_ = 0;
   Status end_status_;  // what the stream ends with once finishing (OK: the client is done)
   bool writing_ = false;
   bool finishing_ = false;
@@ -730,28 +877,49 @@ class RefusedStream final : public Reactor {
 grpc::ServerBidiReactor<v1::TeleopIncrement, v1::ForceReflection>*
 RemoteSiteServer::Impl::Teleoperate(CallbackServerContext* context) {
   using Refused = RefusedStream<grpc::ServerBidiReactor<v1::TeleopIncrement, v1::ForceReflection>>;
-  Status status = control(context);
-  if (!status.ok()) return new Refused(status);
-  if (teleop_open.exchange(true)) {
-    return new Refused(Status(StatusCode::FAILED_PRECONDITION,
-                              "a teleoperation stream is already open on this arm"));
+  const Caller caller = security.caller(*context);
+  const auto refuse = [&](const Status& status) {
+    const RunningTask task = running();
+    record(caller, "Teleoperate", CallRecord{task.name, task.revision, "stream refused"}, status);
+    return new Refused(status);
+  };
+  Status status = admit(caller, "Teleoperate", Access::kControl);
+  if (!status.ok()) return refuse(status);
+  if (std::string why = quotas.open_stream(caller.identity); !why.empty()) {
+    return refuse(Status(StatusCode::RESOURCE_EXHAUSTED, why));
   }
-  return new TeleopReactor(*this, operator_of(context));
+  if (teleop_open.exchange(true)) {
+    quotas.close_stream(caller.identity);
+    return refuse(Status(StatusCode::FAILED_PRECONDITION,
+                         "a teleoperation stream is already open on this arm"));
+  }
+  return new TeleopReactor(*this, caller);
 }
 
 grpc::ServerWriteReactor<v1::Telemetry>* RemoteSiteServer::Impl::StreamTelemetry(
-    CallbackServerContext* /*context*/, const v1::TelemetryRequest* request) {
-  return new TelemetryReactor(*this, request->decimation());
+    CallbackServerContext* context, const v1::TelemetryRequest* request) {
+  using Refused = RefusedStream<grpc::ServerWriteReactor<v1::Telemetry>>;
+  const Caller caller = security.caller(*context);
+  if (Status status = admit(caller, "StreamTelemetry", Access::kRole); !status.ok()) {
+    return new Refused(status);
+  }
+  if (std::string why = quotas.open_stream(caller.identity); !why.empty()) {
+    return new Refused(Status(StatusCode::RESOURCE_EXHAUSTED, why));
+  }
+  return new TelemetryReactor(*this, request->decimation(), caller.identity);
 }
 
 RemoteSiteServer::RemoteSiteServer(const ServerOptions& options, Executor& executor,
                                    ControlLoop& loop, HandControllerQueue& queue,
                                    const std::string& arm_name)
     : impl_(std::make_unique<Impl>(options, executor, loop, queue, arm_name)) {
+  static std::once_flag route_grpc_log;
+  std::call_once(route_grpc_log, [] { gpr_set_log_function(log_from_grpc); });
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options.address, grpc::InsecureServerCredentials(), &impl_->bound_port);
+  builder.AddListeningPort(options.address, impl_->security.credentials(), &impl_->bound_port);
+  builder.SetMaxReceiveMessageSize(static_cast<int>(server::kMaxReceiveMessage));
   builder.RegisterService(impl_.get());
   impl_->grpc_server = builder.BuildAndStart();
   if (!impl_->grpc_server || impl_->bound_port == 0) {
@@ -759,14 +927,23 @@ RemoteSiteServer::RemoteSiteServer(const ServerOptions& options, Executor& execu
                              "' (address in use or malformed)");
   }
   impl_->grpc_server->GetHealthCheckService()->SetServingStatus(kServiceName, true);
+  impl_->hub.subscribe(&impl_->breaches);
   impl_->hub.start();
-  spdlog::info("remote site '{}' serving {} on port {}", options.site_name, kServiceName,
-               impl_->bound_port);
+  spdlog::info("remote site '{}' serving {} on port {} ({})", options.site_name, kServiceName,
+               impl_->bound_port,
+               options.security.insecure ? "plaintext, --insecure" : "mutual TLS");
 }
 
 RemoteSiteServer::~RemoteSiteServer() { shutdown(); }
 
 int RemoteSiteServer::port() const { return impl_->bound_port; }
+
+std::string RemoteSiteServer::reload_security() {
+  std::string summary = impl_->security.reload();
+  spdlog::info("security reloaded: {}", summary);
+  impl_->audit.append(AuditRecord{"site", Role::kNone, false, "Reload", "", 0, "OK", summary});
+  return summary;
+}
 
 void RemoteSiteServer::shutdown() {
   if (!impl_->grpc_server) return;

@@ -17,6 +17,7 @@ int serve_remote_site(ArmInterface& arm, const ServerOptions& options, double du
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGHUP);  // reload roles, CRL and certificates
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   HandControllerQueue queue;
@@ -51,6 +52,13 @@ int serve_remote_site(ArmInterface& arm, const ServerOptions& options, double du
       if (received == SIGINT || received == SIGTERM) {
         spdlog::info("signal {}: stopping the arm and shutting down", received);
         break;
+      }
+      if (received == SIGHUP) {
+        try {
+          server.reload_security();
+        } catch (const std::exception& e) {
+          spdlog::error("SIGHUP: reload refused, the previous configuration stays: {}", e.what());
+        }
       }
     }
     // Controlled stop before the loop ends, so the arm is at rest when commands cease.

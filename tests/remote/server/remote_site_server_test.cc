@@ -52,6 +52,9 @@ class RemoteSiteServerTest : public ::testing::Test {
     loop_ = std::make_unique<ControlLoop>(*arm_, *executor_, Pacing::kRealTime);
     loop_->start();
     ServerOptions options;
+    // In process, the server's semantics: plaintext with declared names (the security
+    // tests run the real process over mutual TLS).
+    options.security.insecure = true;
     options.address = "127.0.0.1:0";
     options.site_name = "test-site";
     options.lease_timeout = 0.5;
@@ -259,7 +262,7 @@ TEST_F(RemoteSiteServerTest, SetParameterChangesTheRunningTaskWithoutRestartingI
       << s.error_message();
 
   // The name identifies the task: it is no parameter, whatever its length.
-  for (const std::string& name : {std::string("renamed"), std::string(100000, 'x')}) {
+  for (const std::string& name : {std::string("renamed"), std::string(16000, 'x')}) {
     set.set_path("name");
     set.set_value("\"" + name + "\"");
     s = stub_->SetParameter(as("alice").get(), set, &reply);
@@ -268,12 +271,19 @@ TEST_F(RemoteSiteServerTest, SetParameterChangesTheRunningTaskWithoutRestartingI
         << s.error_message().substr(0, 200);
   }
   set.set_path("impedance.mass.translation.x");
-  set.set_value(std::string(100000, '1'));
+  set.set_value(std::string(18000, '1'));
   s = stub_->SetParameter(as("alice").get(), set, &reply);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_NE(s.error_message().find("(100000 characters): at most 16384"), std::string::npos)
+  EXPECT_NE(s.error_message().find("(18000 characters): at most 16384"), std::string::npos)
       << s.error_message().substr(0, 200);
   EXPECT_LT(s.error_message().size(), 200U);
+  // Beyond the method's request size, the site does not parse it at all.
+  set.set_value(std::string(100000, '1'));
+  s = stub_->SetParameter(as("alice").get(), set, &reply);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(s.error_message().find("SetParameter request of 100034 bytes: at most 20480"),
+            std::string::npos)
+      << s.error_message();
   EXPECT_EQ(status().task_name(), "door");
 
   // The task clock kept running through the accepted update.

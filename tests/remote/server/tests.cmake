@@ -51,3 +51,28 @@ target_compile_definitions(remote_process_test PRIVATE
 gtest_discover_tests(remote_process_test DISCOVERY_TIMEOUT 60
                      PROPERTIES RUN_SERIAL TRUE TIMEOUT 300
                                 ENVIRONMENT "TETHER_DATA_DIR=${PROJECT_SOURCE_DIR}/common")
+
+# tether-remote over mutual TLS as a real process, called with generated stubs: handshake
+# refusals, roles on every RPC, SIGHUP reloads, lease takeover, the audit trail and quotas.
+# Real-time loop and a flood of calls: run alone.
+add_executable(security_test remote/server/security_test.cc ${server_test_proto_sources})
+tether_target_defaults(security_test)
+target_link_libraries(security_test PRIVATE tether::proto gRPC::grpc++ nlohmann_json::nlohmann_json
+                                            GTest::gtest GTest::gtest_main)
+add_dependencies(security_test tether-remote)
+target_include_directories(security_test PRIVATE support ${server_test_generated})
+target_compile_definitions(security_test PRIVATE
+  TETHER_REMOTE_BINARY="$<TARGET_FILE:tether-remote>"
+  TETHER_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+  TETHER_TEST_PKI="${TETHER_TEST_PKI}"
+  TETHER_TASK_DIR="${PROJECT_SOURCE_DIR}/remote_site/tasks")
+gtest_discover_tests(security_test DISCOVERY_TIMEOUT 60
+                     PROPERTIES RUN_SERIAL TRUE TIMEOUT 120 FIXTURES_REQUIRED test_pki
+                                ENVIRONMENT "TETHER_DATA_DIR=${PROJECT_SOURCE_DIR}/common")
+
+# The security building blocks, unit by unit.
+foreach(unit roles_file quotas audit_log)
+  tether_add_test(${unit}_test SOURCES remote/server/${unit}_test.cc
+                  LIBS tether::remote nlohmann_json::nlohmann_json)
+  target_include_directories(${unit}_test PRIVATE ${PROJECT_SOURCE_DIR}/remote_site/server/src)
+endforeach()

@@ -12,6 +12,7 @@
 // rely on equal numbers: the conversions in tether::proto name every pair.
 
 #include <cstdint>
+#include <string_view>
 
 namespace tether {
 
@@ -61,12 +62,25 @@ enum class ResolverKind {
   kShake,                    // SHAKE + annealing on the S-R-S point chain (the SHAKE patent)
 };
 
+// What a caller of a remote site may do, from the site's roles file (identity -> role).
+// Each role includes the rights of those before it. Every authenticated identity, with a
+// role or without, may stop the arm and ask the site's health.
+enum class Role : std::uint8_t {
+  kNone,      // authenticated but not in the roles file: stop and health only
+  kObserver,  // status, telemetry, list, get, audit trail, server reflection
+  kOperator,  // + control lease, upload, start, set, update, reset, teleoperate
+  kAdmin,     // + delete, and taking the lease over from another operator
+};
+
 // Lower-case names for operators: "running", "control-loop overrun", "configuration
 // control". Every enumerator has its own name; "unknown" only for a value
 // outside the enumeration.
 const char* to_string(ExecutorState state);
 const char* to_string(BreachCause cause);
 const char* to_string(ResolverKind kind);
+const char* to_string(Role role);  // "none", "observer", "operator", "admin"
+// The role spelt as to_string() spells it; false for anything else.
+bool parse_role(std::string_view text, Role& role);
 
 // Unit of a breach's measured value and bound as written after the numbers: "m", "rad",
 // "N", "N·m", "s", "cycles"; empty for causes that carry no value (arm fault, operator

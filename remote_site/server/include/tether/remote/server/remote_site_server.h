@@ -7,6 +7,7 @@
 // teleoperation queue; every control cycle comes back out as telemetry and force
 // reflection. Nothing here runs on the control-loop thread.
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
@@ -16,12 +17,34 @@
 
 namespace tether::remote {
 
+// Who may connect (mutual TLS) and what each identity may do (remote_site/server/src/
+// site_security.h). Paths to PEM files and the roles file; reloaded on SIGHUP.
+struct SecurityOptions {
+  bool insecure = false;  // plaintext with self-declared names; loopback addresses only
+  std::string ca;         // the CA that issues callers' certificates (and signs the CRL)
+  std::string cert;       // this site's certificate (chain)
+  std::string key;        // its private key (unencrypted PEM)
+  std::string crl;        // revoked certificates (PEM CRL); empty: none
+  std::string roles;      // identity -> role; required unless insecure
+};
+
+// Limits per identity (a caller's certificate CN); beyond them, RESOURCE_EXHAUSTED.
+struct QuotaOptions {
+  int max_streams = 4;                 // concurrent telemetry and teleoperation streams
+  double uploads_per_second = 2.0;     // sustained rate of UploadTask
+  int upload_burst = 10;               // uploads allowed at once before the rate applies
+  std::size_t telemetry_queue = 2000;  // samples waiting for a slow reader, then dropped
+};
+
 struct ServerOptions {
   std::string address = "127.0.0.1:50051";  // host:port; port 0 picks a free one
   std::string site_name = "remote";
   std::string arm_link = "embedded simulation";  // for status: what the executor drives
   std::string task_directory;                    // empty: uploaded sets live in memory only
   double lease_timeout = 5.0;                    // [s] of silence before control lapses
+  SecurityOptions security;
+  std::string audit_file;  // JSON lines, appended and fsync'd; empty: the log only
+  QuotaOptions quotas;
 };
 
 class RemoteSiteServer {
@@ -36,6 +59,9 @@ class RemoteSiteServer {
   RemoteSiteServer& operator=(const RemoteSiteServer&) = delete;
 
   int port() const;
+  // Re-reads the roles file, the CRL and the certificates (SIGHUP). Returns what is now in
+  // force; throws std::runtime_error, keeping the previous configuration, on a bad file.
+  std::string reload_security();
   // Ends every stream and stops serving; called by the destructor.
   void shutdown();
 

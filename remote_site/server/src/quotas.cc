@@ -1,0 +1,58 @@
+#include "quotas.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace tether::remote::server {
+
+std::size_t max_request_bytes(std::string_view method) {
+  // A whole task set: 64 waypoints, every behaviour and obstacles are under 32 KiB.
+  if (method == "UploadTask" || method == "UpdateTask") return 256 * 1024;
+  // Path (256) and value (16 KiB) of one parameter, with room for the encoding.
+  if (method == "SetParameter") return 20 * 1024;
+  // Names, flags and a hand-controller increment.
+  return 4 * 1024;
+}
+
+std::string Quotas::open_stream(const std::string& identity) {
+  std::lock_guard lock(mutex_);
+  int& open = streams_[identity];
+  if (open >= options_.max_streams) {
+    return fmt::format("'{}' already has {} streams open: at most {} per identity", identity, open,
+                       options_.max_streams);
+  }
+  ++open;
+  return {};
+}
+
+void Quotas::close_stream(const std::string& identity) {
+  std::lock_guard lock(mutex_);
+  const auto it = streams_.find(identity);
+  if (it != streams_.end() && --it->second <= 0) streams_.erase(it);
+}
+
+std::string Quotas::take_upload(const std::string& identity, Clock::time_point now) {
+  std::lock_guard lock(mutex_);
+  const auto [it, created] = uploads_.try_emplace(identity);
+  Bucket& bucket = it->second;
+  if (created) {
+    bucket.tokens = options_.upload_burst;
+  } else {
+    const double elapsed = std::chrono::duration<double>(now - bucket.filled).count();
+    bucket.tokens = std::min<double>(options_.upload_burst,
+                                     bucket.tokens + elapsed * options_.uploads_per_second);
+  }
+  bucket.filled = now;
+  if (bucket.tokens < 1.0) {
+    return fmt::format(
+        "'{}' uploads faster than {} per second (bursts of up to {}); try again "
+        "in {:.1f} s",
+        identity, options_.uploads_per_second, options_.upload_burst,
+        (1.0 - bucket.tokens) / options_.uploads_per_second);
+  }
+  bucket.tokens -= 1.0;
+  return {};
+}
+
+}  // namespace tether::remote::server

@@ -1,0 +1,49 @@
+#pragma once
+
+// Per-identity limits of the remote site (ServerOptions::quotas): concurrent streams and
+// the upload rate, and the largest request each method takes. A caller beyond a limit gets
+// RESOURCE_EXHAUSTED naming the limit; other callers are not affected.
+
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "tether/remote/server/remote_site_server.h"
+
+namespace tether::remote::server {
+
+// Largest message gRPC accepts on any method [bytes]; a bigger one is refused by gRPC with
+// RESOURCE_EXHAUSTED before tether sees it.
+inline constexpr std::size_t kMaxReceiveMessage = 512 * 1024;
+
+// Largest request of `method` (short name, "UploadTask") [bytes].
+std::size_t max_request_bytes(std::string_view method);
+
+class Quotas {
+ public:
+  using Clock = std::chrono::steady_clock;
+  explicit Quotas(const QuotaOptions& options) : options_(options) {}
+
+  // Counts a stream of `identity` in; returns the refusal when it already has max_streams.
+  std::string open_stream(const std::string& identity);
+  void close_stream(const std::string& identity);
+  // Takes one upload from `identity`'s token bucket; returns the refusal when it is empty.
+  std::string take_upload(const std::string& identity, Clock::time_point now);
+
+  const QuotaOptions& options() const { return options_; }
+
+ private:
+  struct Bucket {
+    double tokens = 0.0;
+    Clock::time_point filled{};
+  };
+  QuotaOptions options_;
+  std::mutex mutex_;
+  std::map<std::string, int, std::less<>> streams_;
+  std::map<std::string, Bucket, std::less<>> uploads_;
+};
+
+}  // namespace tether::remote::server
