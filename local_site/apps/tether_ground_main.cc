@@ -112,14 +112,18 @@ int main(int argc, char** argv) {
                  "start this stored task on the teleoperated site once streaming,\n"
                  "and stop it at the end")
       ->option_text("TASK");
+  cli::TlsFiles tls;
+  cli::add_tls_options(app, tls, cli::TlsRole::kClient, "security", cli::default_client_config());
   app.add_option("--operator", options.operator_name,
-                 "operator name for the control lease (default $USER@host)")
+                 "with --insecure: operator name for the control lease (default $USER@host)")
       ->option_text("NAME")
       ->check(cli::NonEmpty());
   app.add_option("--report", options.report_path,
                  "write the session summary as \"key value\" lines")
       ->option_text("FILE");
   app.callback([&] {
+    options.credentials =
+        ClientCredentials{tls.insecure, tls.ca, tls.cert, tls.key, tls.server_name};
     for (const std::string& text : sites) options.sites.push_back(parse_site(text));
     if (options.teleop_site.empty()) return;
     for (const SiteAddress& site : options.sites) {

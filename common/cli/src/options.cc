@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -323,6 +324,61 @@ void add_arm_options(CLI::App& app, ArmOptions& arm) {
       ->option_text("LINK");
   app.add_option("--tool", arm.urdf.tool_link, "tool link of a URDF file (required with a file)")
       ->option_text("LINK");
+}
+
+// ---- credentials ----
+
+std::string default_client_config() {
+  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg != nullptr && *xdg != '\0') {
+    return std::string(xdg) + "/tether/tether.conf";
+  }
+  const char* home = std::getenv("HOME");
+  return std::string(home != nullptr ? home : ".") + "/.config/tether/tether.conf";
+}
+
+void add_tls_options(CLI::App& app, TlsFiles& files, TlsRole role, const std::string& group,
+                     const std::string& default_config) {
+  const bool client = role == TlsRole::kClient;
+  app.add_option("--ca", files.ca,
+                 client ? "CA certificate the site's certificate must chain to (PEM)"
+                        : "CA certificate callers' certificates must chain to (PEM)")
+      ->option_text("FILE")
+      ->envname("TETHER_CA")
+      ->group(group);
+  app.add_option("--cert", files.cert,
+                 client ? "this operator's certificate (PEM); its CN is the identity"
+                        : "this site's certificate (PEM)")
+      ->option_text("FILE")
+      ->envname("TETHER_CERT")
+      ->group(group);
+  app.add_option("--key", files.key, "the certificate's private key (PEM)")
+      ->option_text("FILE")
+      ->envname("TETHER_KEY")
+      ->group(group);
+  if (client) {
+    app.add_option("--server-name", files.server_name,
+                   "name the site's certificate must carry (default: the address's host)")
+        ->option_text("NAME")
+        ->envname("TETHER_SERVER_NAME")
+        ->group(group);
+  } else {
+    app.add_option("--crl", files.crl, "revoked client certificates (PEM CRL), reread on SIGHUP")
+        ->option_text("FILE")
+        ->envname("TETHER_CRL")
+        ->group(group);
+  }
+  app.add_flag("--insecure", files.insecure,
+               client ? "plaintext without certificates (loopback sites started --insecure)"
+                      : "plaintext, unauthenticated, callers name themselves; loopback only")
+      ->envname("TETHER_INSECURE")
+      ->group(group);
+  app.set_config("--config", default_config,
+                 "read options from FILE, TOML lines such as ca = \"/etc/tether/ca.pem\"" +
+                     (default_config.empty() ? std::string()
+                                             : "\n(default " + default_config + " if present)"))
+      ->option_text("FILE")
+      ->envname("TETHER_CONFIG")
+      ->group(group);
 }
 
 // ---- programs ----

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string_view>
 #include <thread>
@@ -41,6 +42,7 @@ struct Globals {
   std::string remote;
   std::string operator_name;
   std::chrono::milliseconds timeout{5000};
+  ClientCredentials credentials;
 };
 
 struct Parsed {
@@ -158,7 +160,8 @@ PreviewOptions preview_options(const Parsed& args) {
 }
 
 RemoteSiteClient client(const Context& c) {
-  return RemoteSiteClient(c.globals.remote, {c.globals.operator_name, c.globals.timeout});
+  return RemoteSiteClient(c.globals.remote,
+                          {c.globals.operator_name, c.globals.timeout, c.globals.credentials});
 }
 
 // ---- commands ----
@@ -394,6 +397,7 @@ int cmd_teleop(Context& c) {
   GroundOptions options;
   options.sites.push_back(SiteAddress{c.globals.remote, c.globals.remote});
   options.operator_name = c.globals.operator_name;
+  options.credentials = c.globals.credentials;
   options.device = c.args.get("--device", "keyboard");
   options.input.mode = *teleop_mode_from_name(c.args.get("--mode", "tool"));
   options.input.reflection = default_reflection();
@@ -403,6 +407,63 @@ int cmd_teleop(Context& c) {
   options.start_task = c.args.get("--start");
   const int status = run_ground_station(options, c.out);
   return status == 6 ? kExitUnreachable : status == 0 ? kExitOk : kExitError;
+}
+
+int cmd_acquire(Context& c) {
+  const std::string holder = client(c).acquire_control(c.args.has("--force"));
+  c.out << "control of the arm held by '" << holder << "'\n";
+  return kExitOk;
+}
+
+int cmd_release(Context& c) {
+  client(c).release_control();
+  c.out << "control released\n";
+  return kExitOk;
+}
+
+// One audit line for people: time, who (role), call, task@revision, outcome, detail.
+std::string audit_row(const std::string& line) {
+  const nlohmann::json entry = nlohmann::json::parse(line, nullptr, false);
+  if (entry.is_discarded() || !entry.is_object()) return line;
+  const auto text = [&](const char* key) {
+    const auto it = entry.find(key);
+    return it == entry.end() ? std::string()
+           : it->is_string() ? it->get<std::string>()
+                             : it->dump();
+  };
+  std::string row = text("time") + "  " + text("identity") + " (" + text("role") +
+                    (entry.value("authenticated", false) ? "" : ", unauthenticated") + ")  " +
+                    text("call");
+  if (!text("task").empty()) {
+    row += "  " + text("task") + (text("revision").empty() ? "" : "@" + text("revision"));
+  }
+  row += "  " + text("outcome");
+  if (!text("detail").empty()) row += "  " + text("detail");
+  return row;
+}
+
+int cmd_audit(Context& c) {
+  RemoteSiteClient site = client(c);
+  std::vector<std::string> lines;
+  std::uint64_t first = 0;
+  while (true) {
+    std::uint64_t next = first;
+    std::vector<std::string> page = site.audit(first, 1000, next);
+    if (page.empty()) break;
+    lines.insert(lines.end(), std::make_move_iterator(page.begin()),
+                 std::make_move_iterator(page.end()));
+    first = next;
+  }
+  std::size_t from = 0;
+  if (c.args.has("--last")) {
+    const auto last = static_cast<std::size_t>(
+        cli::parse_count(c.args.get("--last"), 1, std::numeric_limits<std::int32_t>::max()));
+    from = lines.size() > last ? lines.size() - last : 0;
+  }
+  for (std::size_t i = from; i < lines.size(); ++i) {
+    c.out << (c.args.has("--json") ? lines[i] : audit_row(lines[i])) << '\n';
+  }
+  return kExitOk;
 }
 
 int cmd_plot(Context& c) {
@@ -538,6 +599,23 @@ const std::vector<Command>& commands() {
         {"--duration", "T", "stop after T (default: until Ctrl-C or the script ends)",
          seconds_check()}},
        cmd_teleop},
+      {"acquire",
+       "acquire [--force]",
+       "Takes the control lease of the arm (an operator's right). --force takes it from\n"
+       "another holder (admins only): logged in the audit trail, the holder's teleoperation\n"
+       "stream ends, and a running task is stopped.\n",
+       {},
+       {{"--force", nullptr, "take the lease from its holder (admin)"}},
+       cmd_acquire},
+      {"release", "release", "Gives the control lease up.\n", {}, {}, cmd_release},
+      {"audit",
+       "audit [--last N] [--json]",
+       "Prints the remote site's audit trail, oldest first: time, identity (role), call,\n"
+       "task@revision, outcome and detail of every controlling call, stop and breach.\n",
+       {},
+       {{"--last", "N", "only the newest N entries", cli::Count(1, 1000000000)},
+        {"--json", nullptr, "print the JSON lines as stored"}},
+       cmd_audit},
       {"plot",
        "plot FILE.csv OUT.png [--title TEXT]",
        "Plots a recording: door angle (aux0) when present, force and torque magnitude and the\n"
@@ -596,7 +674,9 @@ int dispatch(std::vector<std::string> args, std::ostream& out, std::ostream& err
             {{kExitOk, "ok"},
              {kExitError, "runtime or remote error"},
              {kExitUsage, "usage error"},
-             {kExitRefused, "the remote refused (FAILED_PRECONDITION, NOT_FOUND, ALREADY_EXISTS)"},
+             {kExitRefused,
+              "the remote refused (FAILED_PRECONDITION, NOT_FOUND, ALREADY_EXISTS,\n"
+              "     PERMISSION_DENIED, RESOURCE_EXHAUSTED, ABORTED)"},
              {kExitInvalidTask, "invalid task (local validation or the remote's INVALID_ARGUMENT)"},
              {kExitBreachPredicted, "the preview predicts a bound breach"},
              {kExitUnreachable, "could not reach the remote (UNAVAILABLE, DEADLINE_EXCEEDED)"}},
@@ -608,8 +688,13 @@ int dispatch(std::vector<std::string> args, std::ostream& out, std::ostream& err
                      "`tether connect`, else 127.0.0.1:50051)")
           ->option_text("HOST:PORT")
           ->check(cli::HostPort());
+  cli::TlsFiles tls;
+  cli::add_tls_options(app, tls, cli::TlsRole::kClient,
+                       "global options (before or after the command)",
+                       cli::default_client_config());
   app.add_option("--operator", operator_name,
-                 "operator name sent with every call (default: $USER@hostname)")
+                 "with --insecure: operator name sent with every call (default:\n"
+                 "$USER@hostname)")
       ->option_text("NAME")
       ->check(cli::NonEmpty());
   const CLI::Option* timeout_option =
@@ -665,6 +750,7 @@ int dispatch(std::vector<std::string> args, std::ostream& out, std::ostream& err
   Globals globals;
   globals.remote = remote_option->count() > 0 ? remote : remote_from_environment();
   globals.operator_name = operator_name;
+  globals.credentials = ClientCredentials{tls.insecure, tls.ca, tls.cert, tls.key, tls.server_name};
   if (timeout_option->count() > 0) {
     globals.timeout = std::chrono::milliseconds(std::llround(cli::parse_seconds(timeout) * 1e3));
   }
@@ -700,6 +786,12 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       case RemoteCode::kUnavailable:
       case RemoteCode::kDeadlineExceeded:
         err << "tether: cannot reach the remote site (" << e.what() << ")\n";
+        if (e.message().find("Socket closed") != std::string::npos ||
+            e.message().find("Handshake") != std::string::npos) {
+          err << "tether: if the site is up, it refused this connection's TLS handshake: "
+                 "check --ca, and that the certificate is from the site's CA, unexpired and "
+                 "not revoked (the site logs each refusal)\n";
+        }
         return kExitUnreachable;
       case RemoteCode::kInvalidArgument:
         err << "tether: the remote site refused the request as invalid (" << e.code_name()
@@ -709,6 +801,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       case RemoteCode::kFailedPrecondition:
       case RemoteCode::kNotFound:
       case RemoteCode::kAlreadyExists:
+      case RemoteCode::kPermissionDenied:
+      case RemoteCode::kResourceExhausted:
+      case RemoteCode::kAborted:
         err << "tether: the remote site refused: " << e.code_name() << ": " << e.message() << '\n';
         return kExitRefused;
       default:

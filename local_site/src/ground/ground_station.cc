@@ -30,11 +30,12 @@ extern "C" void on_signal(int) { interrupted.store(true); }
 // Follows one site's telemetry at 10 Hz and reports what changes: state, task and breach.
 class SiteWatch {
  public:
-  SiteWatch(const SiteAddress& site, const std::string& operator_name, std::ostream& out,
-            std::mutex& out_mutex)
+  SiteWatch(const SiteAddress& site, const std::string& operator_name,
+            const ClientCredentials& credentials, std::ostream& out, std::mutex& out_mutex)
       : site_(site), out_(out), out_mutex_(out_mutex) {
     ClientOptions options;
     options.operator_name = operator_name;
+    options.credentials = credentials;
     client_ = std::make_unique<RemoteSiteClient>(site.address, options);
   }
   ~SiteWatch() {
@@ -158,7 +159,8 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
   SiteAddress teleop_site;
   try {
     for (const SiteAddress& site : options.sites) {
-      watches.push_back(std::make_unique<SiteWatch>(site, operator_name, out, out_mutex));
+      watches.push_back(
+          std::make_unique<SiteWatch>(site, operator_name, options.credentials, out, out_mutex));
       watches.back()->start();
       if (options.teleop_site.empty() ? teleop_watch == nullptr
                                       : site.name == options.teleop_site) {
@@ -203,6 +205,7 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
   TeleopOptions teleop;
   teleop.address = teleop_site.address;
   teleop.operator_name = operator_name;
+  teleop.credentials = options.credentials;
   teleop.rate = options.rate;
   // The session runs until told; ending it is ours, so the arm is stopped first.
   teleop.duration = 0.0;

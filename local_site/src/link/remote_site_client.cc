@@ -10,6 +10,7 @@
 #include <optional>
 #include <thread>
 
+#include "link/channel.h"
 #include "link/wire.h"
 #include "tether/proto/convert.h"
 #include "tether/proto/task_io.h"
@@ -89,12 +90,13 @@ RemoteError to_error(const char* call, const std::string& address, const grpc::S
 struct RemoteSiteClient::Impl {
   std::string address;
   std::string operator_name;
+  bool insecure = false;
   std::chrono::milliseconds deadline;
   std::shared_ptr<grpc::Channel> channel;
   std::shared_ptr<v1::RemoteSite::Stub> stub;
 
   void prepare(grpc::ClientContext& context) const {
-    context.AddMetadata(kOperatorKey, operator_name);
+    if (insecure) context.AddMetadata(kOperatorKey, operator_name);
     context.set_deadline(std::chrono::system_clock::now() + deadline);
   }
 
@@ -115,10 +117,13 @@ struct RemoteSiteClient::Impl {
 RemoteSiteClient::RemoteSiteClient(std::string address, const ClientOptions& options)
     : impl_(std::make_shared<Impl>()) {
   impl_->address = std::move(address);
-  impl_->operator_name =
-      options.operator_name.empty() ? default_operator_name() : options.operator_name;
+  SiteChannel site = open_site_channel(
+      impl_->address, options.credentials,
+      options.operator_name.empty() ? default_operator_name() : options.operator_name);
+  impl_->operator_name = site.identity;
+  impl_->insecure = site.insecure;
   impl_->deadline = options.deadline;
-  impl_->channel = grpc::CreateChannel(impl_->address, grpc::InsecureChannelCredentials());
+  impl_->channel = std::move(site.channel);
   impl_->stub = v1::RemoteSite::NewStub(impl_->channel);
 }
 
@@ -132,10 +137,20 @@ SiteStatus RemoteSiteClient::status() {
       impl_->call("GetStatus", &v1::RemoteSite::Stub::GetStatus, v1::GetStatusRequest{}));
 }
 
-std::string RemoteSiteClient::acquire_control() {
-  return impl_
-      ->call("AcquireControl", &v1::RemoteSite::Stub::AcquireControl, v1::AcquireControlRequest{})
-      .controller();
+std::string RemoteSiteClient::acquire_control(bool force) {
+  v1::AcquireControlRequest request;
+  request.set_force(force);
+  return impl_->call("AcquireControl", &v1::RemoteSite::Stub::AcquireControl, request).controller();
+}
+
+std::vector<std::string> RemoteSiteClient::audit(std::uint64_t first, std::uint32_t max,
+                                                 std::uint64_t& next) {
+  v1::GetAuditRequest request;
+  request.set_first(first);
+  request.set_max(max);
+  v1::GetAuditReply reply = impl_->call("GetAudit", &v1::RemoteSite::Stub::GetAudit, request);
+  next = reply.next();
+  return {reply.lines().begin(), reply.lines().end()};
 }
 
 void RemoteSiteClient::release_control() {
@@ -303,7 +318,7 @@ TelemetrySubscription RemoteSiteClient::subscribe_telemetry(std::uint32_t decima
   auto state = std::make_unique<TelemetrySubscription::State>();
   state->address = impl_->address;
   state->stub = impl_->stub;
-  state->context.AddMetadata(kOperatorKey, impl_->operator_name);
+  if (impl_->insecure) state->context.AddMetadata(kOperatorKey, impl_->operator_name);
   v1::TelemetryRequest request;
   request.set_decimation(decimation);
   // Opening the stream may wait for the connection: the reader thread does it, so a

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "link/channel.h"
 #include "link/wire.h"
 #include "tether/v1/remote_site.grpc.pb.h"
 
@@ -78,13 +79,15 @@ TeleopSession::~TeleopSession() {
 
 void TeleopSession::start() {
   stream_ = std::make_unique<Stream>();
-  stream_->channel = grpc::CreateChannel(options_.address, grpc::InsecureChannelCredentials());
+  SiteChannel site =
+      open_site_channel(options_.address, options_.credentials, options_.operator_name);
+  stream_->channel = std::move(site.channel);
   if (!stream_->channel->WaitForConnected(std::chrono::system_clock::now() +
                                           std::chrono::seconds(5))) {
     throw std::runtime_error("cannot reach the remote site at " + options_.address);
   }
   stream_->stub = v1::RemoteSite::NewStub(stream_->channel);
-  stream_->context.AddMetadata("tether-operator", options_.operator_name);
+  if (site.insecure) stream_->context.AddMetadata("tether-operator", options_.operator_name);
   stream_->rw = stream_->stub->Teleoperate(&stream_->context);
   reader_ = std::thread([this] { read_loop(); });
   sampler_ = std::thread([this] { sample_loop(); });

@@ -20,8 +20,10 @@ using testing::Result;
 
 std::string temp_dir() { return testing::scratch_dir(); }
 
+// Plaintext (TETHER_INSECURE): these tests are about the command line against closed ports;
+// credentials have tests of their own below and the end-to-end suite runs over mutual TLS.
 Result tether(const std::string& args, const std::string& environment = "") {
-  return testing::run_tether(args, environment);
+  return testing::run_tether(args, "TETHER_INSECURE=1 " + environment);
 }
 
 const std::string kClosed = "--remote 127.0.0.1:1 --timeout 2s";
@@ -206,6 +208,29 @@ TEST(ConsoleCli, AClosedPortIsUnreachable) {
   r = tether(kClosed + " upload --no-preview " TETHER_SOURCE_DIR
                        "/remote_site/tasks/door_force.textproto");
   EXPECT_EQ(r.code, kExitUnreachable) << r.output;
+}
+
+TEST(ConsoleCli, WithoutCredentialsNamesWhatToGiveAndCallsNothing) {
+  const Result r = testing::run_tether(kClosed + " status");
+  EXPECT_EQ(r.code, kExitError) << r.output;
+  EXPECT_TRUE(contains(r.output, "no credentials for 127.0.0.1:1: give --ca, --cert and --key"))
+      << r.output;
+  EXPECT_FALSE(contains(r.output, "cannot reach")) << r.output;
+}
+
+TEST(ConsoleCli, TakesCredentialsFromTheDefaultConfigFileAndNamesAMissingFile) {
+  const std::string config = temp_dir() + "/config/tether";
+  std::filesystem::create_directories(config);
+  std::ofstream(config + "/tether.conf") << "ca = \"" << temp_dir() << "/missing-ca.pem\"\n"
+                                         << "cert = \"/nonexistent/cert.pem\"\n"
+                                         << "key = \"/nonexistent/key.pem\"\n";
+  Result r = testing::run_tether(kClosed + " status");
+  EXPECT_EQ(r.code, kExitError) << r.output;
+  EXPECT_TRUE(contains(r.output, "missing-ca.pem': cannot be read")) << r.output;
+  std::ofstream(config + "/tether.conf") << "insecure = true\n";
+  r = testing::run_tether(kClosed + " status");
+  EXPECT_EQ(r.code, kExitUnreachable) << r.output;
+  std::filesystem::remove(config + "/tether.conf");
 }
 
 TEST(ConsoleCli, TakesTheRemoteFromTheEnvironment) {

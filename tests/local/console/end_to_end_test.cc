@@ -41,7 +41,7 @@ class RemoteSiteProcess {
         port_file_(without_file(temp_dir() + "/port")),
         process_(TETHER_REMOTE_BIN,
                  {"--serve", "127.0.0.1:0", "--scene", "door", "--site", "e2e", "--port-file",
-                  port_file_},
+                  port_file_, "--config", TETHER_TEST_PKI "/sites/remote.conf"},
                  log_) {}
 
   ~RemoteSiteProcess() {
@@ -69,7 +69,8 @@ class RemoteSiteProcess {
 class ConsoleEndToEnd : public ::testing::Test {
  protected:
   Result tether(const std::string& args) {
-    return testing::run_tether("--operator e2e@test " + args);
+    // Over mutual TLS as the person "operator" of the test PKI.
+    return testing::run_tether("--config " TETHER_TEST_PKI "/people/operator.conf " + args);
   }
 };
 

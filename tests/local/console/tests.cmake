@@ -18,7 +18,7 @@ target_compile_definitions(console_cli_test PRIVATE
 
 # An operator's session with the console against a real `tether-remote --serve` (door scene,
 # real-time loop): connect, upload, list, start, record, plot, stop, status, reset.
-tether_add_test(console_end_to_end_test SOURCES local/console/end_to_end_test.cc
+tether_add_test(console_end_to_end_test NEEDS_PKI SOURCES local/console/end_to_end_test.cc
                 LIBS tether::local)
 add_dependencies(console_end_to_end_test tether tether-remote)
 target_include_directories(console_end_to_end_test PRIVATE support)

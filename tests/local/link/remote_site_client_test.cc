@@ -14,6 +14,16 @@
 namespace tether::local {
 namespace {
 
+// This suite tests the client's calls against a fake site on loopback, in plaintext; the
+// security suite runs the real site over mutual TLS.
+ClientOptions plaintext(const std::string& name, std::chrono::milliseconds deadline) {
+  ClientOptions options;
+  options.operator_name = name;
+  options.deadline = deadline;
+  options.credentials.insecure = true;
+  return options;
+}
+
 using namespace std::chrono_literals;
 
 // A remote site for the client to talk to: answers as the schema says, records who called.
@@ -129,7 +139,7 @@ struct RunningSite {
 
 TEST(RemoteSiteClient, SendsTheOperatorWithEveryCallAndConvertsTheReply) {
   RunningSite site("lab-1");
-  RemoteSiteClient client(site.address, {"ana@ground", 5000ms});
+  RemoteSiteClient client(site.address, plaintext("ana@ground", 5000ms));
   const SiteStatus status = client.status();
   EXPECT_EQ(status.site, "lab-1");
   EXPECT_EQ(status.state, ExecutorState::kStopped);
@@ -143,7 +153,7 @@ TEST(RemoteSiteClient, DefaultsTheOperatorToUserAtHost) {
   const std::string name = default_operator_name();
   ASSERT_NE(name.find('@'), std::string::npos) << name;
   RunningSite site("lab-1");
-  RemoteSiteClient client(site.address);
+  RemoteSiteClient client(site.address, plaintext("", 5000ms));
   EXPECT_EQ(client.operator_name(), name);
   client.status();
   EXPECT_EQ(site.service.operators().back(), name);
@@ -151,7 +161,7 @@ TEST(RemoteSiteClient, DefaultsTheOperatorToUserAtHost) {
 
 TEST(RemoteSiteClient, UploadsAndGetsATaskBack) {
   RunningSite site("lab-1");
-  RemoteSiteClient client(site.address, {"ana@ground", 5000ms});
+  RemoteSiteClient client(site.address, plaintext("ana@ground", 5000ms));
   TaskParameters task;
   task.name = "push";
   task.force_control.enabled = true;
@@ -167,7 +177,7 @@ TEST(RemoteSiteClient, UploadsAndGetsATaskBack) {
 
 TEST(RemoteSiteClient, TurnsAnErrorStatusIntoARemoteErrorWithCodeAndMessage) {
   RunningSite site("lab-1");
-  RemoteSiteClient client(site.address, {"ana@ground", 5000ms});
+  RemoteSiteClient client(site.address, plaintext("ana@ground", 5000ms));
   try {
     client.start("push");
     FAIL() << "StartTask did not throw";
@@ -197,7 +207,7 @@ TEST(RemoteSiteClient, TurnsAnErrorStatusIntoARemoteErrorWithCodeAndMessage) {
 
 TEST(RemoteSiteClient, GivesUpAtTheDeadline) {
   RunningSite site("lab-1");
-  RemoteSiteClient client(site.address, {"ana@ground", 50ms});
+  RemoteSiteClient client(site.address, plaintext("ana@ground", 50ms));
   try {
     client.list();
     FAIL() << "ListTasks returned before the site answered";
@@ -214,7 +224,7 @@ TEST(RemoteSiteClient, ReportsAnUnreachableSite) {
     RunningSite site("gone");
     address = site.address;
   }
-  RemoteSiteClient client(address, {"ana@ground", 2000ms});
+  RemoteSiteClient client(address, plaintext("ana@ground", 2000ms));
   try {
     client.status();
     FAIL() << "GetStatus reached a closed port";
@@ -223,11 +233,21 @@ TEST(RemoteSiteClient, ReportsAnUnreachableSite) {
   }
 }
 
+TEST(RemoteSiteClient, RefusesToConnectWithoutCredentialsUnlessInsecure) {
+  try {
+    RemoteSiteClient client("127.0.0.1:1");
+    FAIL() << "a client without credentials was made";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("give --ca, --cert and --key"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(RemoteSiteClient, TalksToSeveralSitesFromOneProcess) {
   RunningSite a("site-a");
   RunningSite b("site-b");
-  RemoteSiteClient to_a(a.address, {"ana@ground", 5000ms});
-  RemoteSiteClient to_b(b.address, {"ben@ground", 5000ms});
+  RemoteSiteClient to_a(a.address, plaintext("ana@ground", 5000ms));
+  RemoteSiteClient to_b(b.address, plaintext("ben@ground", 5000ms));
   EXPECT_EQ(to_a.status().site, "site-a");
   EXPECT_EQ(to_b.status().site, "site-b");
   EXPECT_EQ(a.service.operators(), std::vector<std::string>{"ana@ground"});
@@ -236,7 +256,7 @@ TEST(RemoteSiteClient, TalksToSeveralSitesFromOneProcess) {
 
 TEST(RemoteSiteClient, ReadsTheTelemetryStreamUntilItEnds) {
   RunningSite site("lab-1");
-  RemoteSiteClient client(site.address, {"ana@ground", 5000ms});
+  RemoteSiteClient client(site.address, plaintext("ana@ground", 5000ms));
   TelemetrySubscription stream = client.subscribe_telemetry(0);
   std::vector<TelemetrySample> samples;
   TelemetrySample s;
@@ -258,7 +278,7 @@ TEST(RemoteSiteClient, ReadsTheTelemetryStreamUntilItEnds) {
 
 TEST(RemoteSiteClient, CancelEndsAnEndlessStream) {
   RunningSite site("lab-1");
-  RemoteSiteClient client(site.address, {"ana@ground", 5000ms});
+  RemoteSiteClient client(site.address, plaintext("ana@ground", 5000ms));
   TelemetrySubscription stream = client.subscribe_telemetry(1);
   TelemetrySample s;
   ASSERT_EQ(stream.next(s, 5000ms), TelemetrySubscription::Next::kSample);
@@ -276,7 +296,7 @@ TEST(RemoteSiteClient, AStreamFromAnUnreachableSiteFails) {
     RunningSite site("gone");
     address = site.address;
   }
-  RemoteSiteClient client(address, {"ana@ground", 2000ms});
+  RemoteSiteClient client(address, plaintext("ana@ground", 2000ms));
   TelemetrySubscription stream = client.subscribe_telemetry(1);
   TelemetrySample s;
   try {

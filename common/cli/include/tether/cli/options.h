@@ -136,6 +136,31 @@ struct ArmOptions {
 };
 void add_arm_options(CLI::App& app, ArmOptions& arm);
 
+// ---- credentials ----
+
+// Mutual TLS as every networked tether program spells it. Paths to PEM files; with
+// --insecure none are needed (plaintext, loopback only, self-declared names).
+struct TlsFiles {
+  bool insecure = false;
+  std::string ca;           // the CA that issued the peer's certificate
+  std::string cert;         // this program's certificate
+  std::string key;          // its private key
+  std::string crl;          // server only: revoked client certificates
+  std::string server_name;  // client only: the name the site's certificate must carry when
+                            // it differs from the address's host (a proxy, a tunnel)
+};
+enum class TlsRole { kClient, kServer };
+// $XDG_CONFIG_HOME/tether/tether.conf, else ~/.config/tether/tether.conf: where the
+// console and tether-ground look for their --config by default.
+std::string default_client_config();
+// Adds --ca, --cert, --key, --insecure (and --server-name for a client, --crl for a
+// server) in `group`, each also from the environment (TETHER_CA, TETHER_CERT, TETHER_KEY,
+// TETHER_INSECURE, TETHER_SERVER_NAME, TETHER_CRL), and --config FILE (TETHER_CONFIG,
+// default `default_config` when it exists): the same options as TOML lines
+// (ca = "/etc/tether/ca.pem"), below the command line and the environment.
+void add_tls_options(CLI::App& app, TlsFiles& files, TlsRole role, const std::string& group,
+                     const std::string& default_config);
+
 // ---- programs ----
 
 struct ExitStatus {

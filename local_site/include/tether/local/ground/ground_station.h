@@ -13,6 +13,7 @@
 
 #include "tether/local/hand_controller/open.h"
 #include "tether/local/hand_controller/operator_input.h"
+#include "tether/local/link/remote_site_client.h"
 
 namespace tether::local {
 
@@ -27,11 +28,12 @@ struct GroundOptions {
   std::string device = "sim";      // hand controller spec (open.h); "none" = only watch
   HandControllerOptions device_options;
   OperatorInputConfig input;
-  std::string operator_name;  // empty: $USER@host
-  double rate = 1000.0;       // [Hz] teleoperation rate
-  double duration = 0.0;      // [s]; 0 = until SIGINT/SIGTERM or the device ends
-  std::string start_task;     // start this stored task on the teleoperated site first
-  std::string report_path;    // also write the summary as "key value" lines
+  std::string operator_name;      // insecure only; empty: $USER@host
+  ClientCredentials credentials;  // mutual TLS to every site (or insecure)
+  double rate = 1000.0;           // [Hz] teleoperation rate
+  double duration = 0.0;          // [s]; 0 = until SIGINT/SIGTERM or the device ends
+  std::string start_task;         // start this stored task on the teleoperated site first
+  std::string report_path;        // also write the summary as "key value" lines
 };
 
 // The ground's default force reflection: the measured wrench, scaled so that the coupled

@@ -4,7 +4,10 @@
 // proto/tether/v1/remote_site.proto). Replies arrive as the domain types of site_types.h;
 // gRPC and protobuf stay behind this header.
 //
-// Every call names the operator in the "tether-operator" metadata and has a deadline
+// Calls go over mutual TLS (ClientCredentials): the site checks this client's certificate,
+// whose common name is the caller's identity, and the client checks the site's certificate
+// and name. With `insecure` (a loopback site started --insecure) calls are plaintext and
+// name the operator in the "tether-operator" metadata instead. Every call has a deadline
 // (ClientOptions::deadline, from the moment the call is made); the telemetry stream has
 // none. A call that does not end OK throws RemoteError with gRPC's code and the server's
 // message. The remote site decides who may control the arm (the control lease): observing
@@ -72,9 +75,20 @@ class RemoteError : public std::runtime_error {
 // "$USER@hostname" ("operator@hostname" without USER).
 std::string default_operator_name();
 
+// How a client proves who it is and checks the site (paths to PEM files).
+struct ClientCredentials {
+  bool insecure = false;    // plaintext, identity self-declared: loopback development only
+  std::string ca;           // the CA the site's certificate must chain to
+  std::string cert;         // this operator's certificate: its CN is the identity
+  std::string key;          // its private key
+  std::string server_name;  // the name the site's certificate must carry, when not the
+                            // address's host (a proxy or tunnel in between)
+};
+
 struct ClientOptions {
-  std::string operator_name;                 // empty: default_operator_name()
+  std::string operator_name;                 // insecure only; empty: default_operator_name()
   std::chrono::milliseconds deadline{5000};  // per unary call
+  ClientCredentials credentials;
 };
 
 // A blocking reader of the telemetry stream. Samples are buffered between next() calls (up
@@ -117,11 +131,13 @@ class RemoteSiteClient {
   RemoteSiteClient& operator=(const RemoteSiteClient&) = delete;
 
   const std::string& address() const;
+  // The identity the site sees: the certificate's CN, or the declared name if insecure.
   const std::string& operator_name() const;
 
   SiteStatus status();
-  // Takes the control lease; returns the operator now holding it (this one).
-  std::string acquire_control();
+  // Takes the control lease; returns the operator now holding it (this one). `force`
+  // (admins only) takes it from another holder, stopping a running task.
+  std::string acquire_control(bool force = false);
   void release_control();
 
   // Stores `task` on the site under `name` ([A-Za-z0-9_.-]{1,64}); `replace` overwrites a
@@ -142,6 +158,10 @@ class RemoteSiteClient {
   // One field of the running task: `path` dot-separated in tether.v1.TaskParameters
   // ("force_control.reference_wrench.torque.x"), `value` in protobuf text format ("18").
   std::uint64_t set_parameter(const std::string& path, const std::string& value);
+
+  // Lines [first, first + max) of the site's audit trail (JSON objects), and the index
+  // after the last one returned.
+  std::vector<std::string> audit(std::uint64_t first, std::uint32_t max, std::uint64_t& next);
 
   // Every `decimation`-th control cycle (0 or 1: every cycle).
   TelemetrySubscription subscribe_telemetry(std::uint32_t decimation);

@@ -19,17 +19,19 @@
 #include <vector>
 
 #include "tether/local/hand_controller/operator_input.h"
+#include "tether/local/link/remote_site_client.h"
 #include "tether/local/link/site_types.h"
 #include "tether/remote/task/task_parameters.h"
 
 namespace tether::local {
 
 struct TeleopOptions {
-  std::string address;        // remote site, host:port
-  std::string operator_name;  // sent as tether-operator; must hold (or get) the lease
-  double rate = 1000.0;       // [Hz] increments per second, in [10, 5000]
-  double duration = 0.0;      // [s]; 0 = until stop() or the device ends
-  bool realtime = true;       // try SCHED_FIFO for the sampling thread
+  std::string address;            // remote site, host:port
+  std::string operator_name;      // insecure only: sent as tether-operator
+  ClientCredentials credentials;  // the identity that must hold (or get) the lease
+  double rate = 1000.0;           // [Hz] increments per second, in [10, 5000]
+  double duration = 0.0;          // [s]; 0 = until stop() or the device ends
+  bool realtime = true;           // try SCHED_FIFO for the sampling thread
 };
 
 // A force-reflection sample as the ground sees it.
