@@ -1,35 +1,81 @@
 #!/usr/bin/env bash
-# The link's latency figure (issue 4, deliverable 8), on loopback with real processes:
-# tether-remote --serve with the embedded MuJoCo door, tether-ground streaming scripted
-# hand-controller increments at 1 kHz for 30 s (local_site/scripts/door_swing.hcscript, the
+# The link's latency figure, on loopback with real processes, mutual TLS and plaintext side
+# by side: tether-remote --serve with the embedded MuJoCo door, tether-ground streaming
+# scripted hand-controller increments at 1 kHz (local_site/scripts/door_swing.hcscript, the
 # door swung back and forth in shared control). Each increment is timed from the moment it
 # was sampled to the first force-reflection sample that reports it applied by the executor.
-# Prints p50/p99/max, lost and duplicated counts; exit 1 if p99 > 2 ms or any was lost.
-# Usage: deploy/link-latency.sh [BUILD_DIR] [SECONDS]
+# Runs RUNS sessions of SECONDS each way, alternating, and reports each way's median run
+# (by p99) and the TLS/plaintext ratio of p50 and p99.
+# Exit 1 if the TLS median p99 > 2 ms, or any increment was lost or applied twice.
+# Usage: deploy/link-latency.sh [BUILD_DIR] [SECONDS] [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/release}
 seconds=${2:-30}
+runs=${3:-3}
 work=$(mktemp -d)
 remote_pid=""
 trap '[ -n "$remote_pid" ] && kill $remote_pid 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
+bash deploy/make-pki.sh init "$work/pki" --person latency=operator >/dev/null
 
-"$build/remote_site/apps/tether-remote" --serve 127.0.0.1:0 --scene door \
-  --port-file "$work/port" >"$work/remote.log" 2>&1 &
-remote_pid=$!
-for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
-addr=127.0.0.1:$(cat "$work/port")
-"$build/local_site/apps/tether" --remote "$addr" --operator latency upload \
-  remote_site/tasks/door_shared.textproto --no-preview >/dev/null
-"$build/local_site/apps/tether-ground" --site remote="$addr" --operator latency \
-  --start door_shared --device script:local_site/scripts/door_swing.hcscript \
-  --duration "$seconds" --report "$work/report"
-field() { awk -v k="$1" '$1 == k { print $2 }' "$work/report"; }
-p50=$(field latency_p50_ms) p99=$(field latency_p99_ms) max=$(field latency_max_ms)
-lost=$(field lost) dup=$(field duplicates) sent=$(field sent) applied=$(field applied)
-echo
-echo "link latency (sample -> applied -> reflected), ${seconds} s at 1 kHz on loopback:"
-printf '  p50 %s ms   p99 %s ms (target <= 2 ms)   max %s ms\n' "$p50" "$p99" "$max"
-printf '  %s sent, %s applied, %s lost, %s duplicated\n' "$sent" "$applied" "$lost" "$dup"
-awk -v p="$p99" -v l="$lost" -v d="$dup" 'BEGIN { exit !(p <= 2.0 && l == 0 && d == 0) }' \
-  || { echo "link latency: target missed"; exit 1; }
+# session MODE N: one run; its report in $work/MODE.N
+session() {
+  local mode=$1 n=$2 security
+  if [ "$mode" = tls ]; then
+    security=(--config "$work/pki/sites/remote.conf")
+    client=(--config "$work/pki/people/latency.conf")
+  else
+    security=(--insecure)
+    client=(--insecure --operator latency)
+  fi
+  rm -f "$work/port"
+  "$build/remote_site/apps/tether-remote" --serve 127.0.0.1:0 --scene door \
+    --port-file "$work/port" "${security[@]}" >"$work/remote.log" 2>&1 &
+  remote_pid=$!
+  for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+  [ -s "$work/port" ] || { cat "$work/remote.log"; exit 1; }
+  addr=127.0.0.1:$(cat "$work/port")
+  "$build/local_site/apps/tether" --remote "$addr" "${client[@]}" upload \
+    remote_site/tasks/door_shared.textproto --no-preview >/dev/null
+  "$build/local_site/apps/tether-ground" --site remote="$addr" "${client[@]}" \
+    --start door_shared --device script:local_site/scripts/door_swing.hcscript \
+    --duration "$seconds" --report "$work/$mode.$n" >/dev/null
+  kill -TERM "$remote_pid"
+  wait "$remote_pid" || true
+  remote_pid=""
+}
+
+field() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
+for n in $(seq "$runs"); do
+  session tls "$n"
+  session plain "$n"
+done
+
+# The median run of a mode by p99: its report file.
+median() {
+  for f in "$work/$1".*; do echo "$(field "$f" latency_p99_ms) $f"; done | sort -n |
+    awk -v m=$(( (runs + 1) / 2 )) 'NR == m { print $2 }'
+}
+tls=$(median tls)
+plain=$(median plain)
+echo "link latency (sample -> applied -> reflected), ${seconds} s at 1 kHz on loopback,"
+echo "median of $runs runs each (by p99):"
+status=0
+for mode in tls plain; do
+  f=$tls
+  [ "$mode" = plain ] && f=$plain
+  printf '  %-9s p50 %s ms   p99 %s ms   max %s ms   %s sent, %s applied, %s lost, %s duplicated\n' \
+    "$([ $mode = tls ] && echo 'mTLS' || echo 'plaintext')" \
+    "$(field "$f" latency_p50_ms)" "$(field "$f" latency_p99_ms)" "$(field "$f" latency_max_ms)" \
+    "$(field "$f" sent)" "$(field "$f" applied)" "$(field "$f" lost)" "$(field "$f" duplicates)"
+done
+for f in "$work"/tls.* "$work"/plain.*; do
+  [ "$(field "$f" lost)" = 0 ] && [ "$(field "$f" duplicates)" = 0 ] ||
+    { echo "link latency: increments lost or duplicated in $(basename "$f")"; status=1; }
+done
+awk -v a="$(field "$tls" latency_p50_ms)" -v b="$(field "$plain" latency_p50_ms)" \
+    -v c="$(field "$tls" latency_p99_ms)" -v d="$(field "$plain" latency_p99_ms)" \
+    'BEGIN { printf "  mTLS / plaintext: p50 %.2f, p99 %.2f\n", a / b, c / d }'
+awk -v p="$(field "$tls" latency_p99_ms)" 'BEGIN { exit !(p <= 2.0) }' ||
+  { echo "link latency: mTLS p99 above the 2 ms target"; status=1; }
+exit $status

@@ -32,13 +32,20 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*"; echo "--- remote log"; cat "$work/remote.log"; echo "--- ground log";
          cat "$work/ground.log" 2>/dev/null; exit 1; }
 
+# Over mutual TLS, as shipped: the test PKI (CTest fixture test_pki, TETHER_TEST_PKI) or,
+# run by hand, a fresh one made with deploy/make-pki.sh.
+pki=${TETHER_TEST_PKI:-}
+if [ -z "$pki" ]; then
+  pki=$work/pki
+  bash "$src/deploy/make-pki.sh" init "$pki" >/dev/null
+fi
 "$remote_bin" --serve 127.0.0.1:0 --scene door --port-file "$work/port" \
-  >"$work/remote.log" 2>&1 &
+  --config "$pki/sites/remote.conf" >"$work/remote.log" 2>&1 &
 remote_pid=$!
 for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
 [ -s "$work/port" ] || fail "tether-remote did not report its port"
 addr=127.0.0.1:$(cat "$work/port")
-console() { "$console_bin" --remote "$addr" --operator tester "$@"; }
+console() { "$console_bin" --remote "$addr" --config "$pki/people/operator.conf" "$@"; }
 
 # The subject here is the link and the console, not the grasp: a VM pause under the welded
 # door grasp with the simulated operator's hand spikes the wrench past the shipped 60 N·m
@@ -66,7 +73,7 @@ field() { awk -v k="$1" '$1 == k { print $2 }' "$work/report"; }
 
 case "$case_name" in
 teleop)
-  "$ground_bin" --site door="$addr" --operator tester --start door_shared \
+  "$ground_bin" --site door="$addr" --config "$pki/people/operator.conf" --start door_shared \
     --device "script:$src/local_site/scripts/rotate_door.hcscript" --report "$work/report" \
     >"$work/ground.log" 2>&1 || fail "tether-ground exit $?"
   cat "$work/ground.log"
@@ -91,7 +98,7 @@ console)
   awk -v d="$door" 'BEGIN { exit !(d > 15) }' || fail "door at $door deg"
   ;;
 stall|lost)
-  "$ground_bin" --site door="$addr" --operator tester --start door_shared \
+  "$ground_bin" --site door="$addr" --config "$pki/people/operator.conf" --start door_shared \
     --device "script:$src/local_site/scripts/door_swing.hcscript" >"$work/ground.log" 2>&1 &
   ground_pid=$!
   for _ in $(seq 100); do console status | grep -q "running" && break; sleep 0.05; done

@@ -7,5 +7,6 @@ foreach(case teleop stall lost console)
   # Real-time loops in two processes: run alone so compiler load or other tests do not
   # starve them.
   set_tests_properties(TeleopPair.${case} PROPERTIES RUN_SERIAL TRUE TIMEOUT 120
-                       PASS_REGULAR_EXPRESSION "PASS ${case}")
+                       PASS_REGULAR_EXPRESSION "PASS ${case}"
+                       FIXTURES_REQUIRED test_pki ENVIRONMENT "TETHER_TEST_PKI=${TETHER_TEST_PKI}")
 endforeach()
