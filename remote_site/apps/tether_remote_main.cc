@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
              {kExitBreach, "the task was stopped by a bound breach"}}});
   const std::string serve_group = "serve mode";
   const std::string task_group = "task mode";
-  std::string serve_address, site = "remote", task_dir, port_file, arm_link_spec;
+  std::string serve_address, site = "remote", task_dir, port_file, arm_link_spec, arm_link_key;
   double lease_timeout = 5.0;
   double link_timeout = 0.01;
   double duration = 10.0;
@@ -107,18 +107,28 @@ int main(int argc, char** argv) {
   app.add_option("--port-file", port_file, "also write the bound port to FILE")
       ->option_text("FILE")
       ->group(serve_group);
-  app.add_option("--arm-link", arm_link_spec,
-                 "drive an arm over the UDP joint-servo link (tether-simarm or a hardware\n"
-                 "bridge) instead of the embedded simulation")
-      ->option_text("udp:HOST:PORT")
-      ->check(cli::ParsedBy([](const std::string& spec) {
-        if (spec.rfind("udp:", 0) != 0) {
-          throw std::invalid_argument("'" + spec + "': expected udp:HOST:PORT");
-        }
-        cli::parse_address(spec.substr(4));
-      }))
-      ->needs(serve_option)
-      ->group(serve_group);
+  auto* arm_link_option =
+      app.add_option("--arm-link", arm_link_spec,
+                     "drive an arm over the UDP joint-servo link (tether-simarm or a hardware\n"
+                     "bridge) instead of the embedded simulation; needs --arm-link-key")
+          ->option_text("udp:HOST:PORT")
+          ->check(cli::ParsedBy([](const std::string& spec) {
+            if (spec.rfind("udp:", 0) != 0) {
+              throw std::invalid_argument("'" + spec + "': expected udp:HOST:PORT");
+            }
+            cli::parse_address(spec.substr(4));
+          }))
+          ->needs(serve_option)
+          ->group(serve_group);
+  auto* arm_link_key_option =
+      app.add_option("--arm-link-key", arm_link_key,
+                     "the arm link's shared secret, at least 16 bytes (the file tether-simarm\n"
+                     "reads with --key), e.g. made with head -c 32 /dev/urandom > FILE")
+          ->option_text("FILE")
+          ->check(cli::NonEmpty())
+          ->needs(arm_link_option)
+          ->group(serve_group);
+  arm_link_option->needs(arm_link_key_option);
   const std::string security_group = "security (serve mode)";
   cli::TlsFiles tls;
   std::string roles, audit;
@@ -217,6 +227,7 @@ int main(int argc, char** argv) {
         udp.remote_host = endpoint.host;
         udp.remote_port = endpoint.port;
         udp.link_timeout = link_timeout;
+        udp.key_file = arm_link_key;
         arm = std::make_unique<UdpArm>(arm_model, udp);
         options.arm_link = "UDP joint-servo link " + arm_link_spec.substr(4);
       }

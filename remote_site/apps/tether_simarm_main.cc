@@ -13,6 +13,7 @@
 
 #include "scene_option.h"
 #include "tether/cli/options.h"
+#include "tether/remote/arm_link/protocol.h"
 #include "tether/remote/arm_link/simarm_server.h"
 #include "tether/remote/sim/simulated_arm.h"
 
@@ -32,11 +33,12 @@ void print_statistics(const SimArmServerStatistics& s) {
               static_cast<unsigned long long>(s.overruns), s.max_cycle_time * 1e6);
   std::printf(
       "  commands          %llu applied, %llu hellos, %llu stale, %llu corrupt, "
-      "%llu foreign\n",
+      "%llu foreign, %llu unauthenticated\n",
       static_cast<unsigned long long>(s.commands_applied),
       static_cast<unsigned long long>(s.hellos), static_cast<unsigned long long>(s.stale_dropped),
       static_cast<unsigned long long>(s.corrupt_dropped),
-      static_cast<unsigned long long>(s.foreign_dropped));
+      static_cast<unsigned long long>(s.foreign_dropped),
+      static_cast<unsigned long long>(s.unauthenticated_dropped));
   std::printf("  states sent       %llu (%llu send errors)\n",
               static_cast<unsigned long long>(s.states_sent),
               static_cast<unsigned long long>(s.send_errors));
@@ -50,7 +52,9 @@ int main(int argc, char** argv) {
   CLI::App app(
       "Runs the MuJoCo-simulated arm in one of its scenes as a joint-servo process: it listens\n"
       "for COMMAND datagrams (arm-link protocol, see remote_site/README.md) and sends a STATE to\n"
-      "the controller every servo period. Without commands it holds its position.");
+      "the controller every servo period. Without commands it holds its position. Packets are\n"
+      "authenticated with the site's shared secret (--key, the file tether-remote reads with\n"
+      "--arm-link-key).");
   cli::configure(
       app, {"tether-simarm",
             {"tether-simarm [options]"},
@@ -76,12 +80,21 @@ int main(int argc, char** argv) {
                  "hold position when commands stop this long (default 20ms)")
       ->option_text("T")
       ->transform(cli::Seconds());
+  app.add_option("--key", server_options.key_file,
+                 "the arm link's shared secret, at least 16 bytes (required), e.g. made with\n"
+                 "head -c 32 /dev/urandom > FILE")
+      ->option_text("FILE")
+      ->check(cli::NonEmpty());
   double duration = 0.0;
   app.add_option("--duration", duration,
                  "stop after T of wall-clock time, e.g. 10s (default: run until SIGINT or\n"
                  "SIGTERM)")
       ->option_text("T")
       ->transform(cli::Seconds());
+  // Checked after the rest of the command line (an unknown option is reported first).
+  app.callback([&] {
+    if (server_options.key_file.empty()) throw CLI::RequiredError("--key");
+  });
   if (const auto status = cli::parse(app, argc, argv)) return *status;
   const SceneKind scene = *scene_from_name(scene_name);
 
@@ -100,13 +113,16 @@ int main(int argc, char** argv) {
     sigaction(SIGTERM, &action, nullptr);
 
     spdlog::info(
-        "tether-simarm: {} in the {} scene, listening on UDP {}:{}, servo period {} ms, "
-        "command timeout {} ms",
-        arm_model.name, scene_name, server_options.bind_address, server.port(),
-        server_options.period * 1e3, server_options.command_timeout * 1e3);
+        "tether-simarm: {} (arm model id {:016x}) in the {} scene, listening on UDP {}:{}, "
+        "servo period {} ms, command timeout {} ms, arm link protocol v{} keyed by {}",
+        arm_model.name, server.arm_model_id(), scene_name, server_options.bind_address,
+        server.port(), server_options.period * 1e3, server_options.command_timeout * 1e3,
+        arm_link::kProtocolVersion, server_options.key_file);
     server.start();
     const auto start = std::chrono::steady_clock::now();
     SimArmServerStatistics last;
+    SimArmServerStatistics refused;  // as of the last warning about refused COMMANDs
+    std::chrono::steady_clock::time_point refused_logged{};
     while (!g_stop.load()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
       const SimArmServerStatistics s = server.statistics();
@@ -118,6 +134,19 @@ int main(int argc, char** argv) {
         spdlog::info("commands resumed");
       }
       if (s.arm_fault && !last.arm_fault) spdlog::error("the simulation faulted");
+      // Refused senders, at most once a second (a stray sender must not flood the log).
+      const auto now = std::chrono::steady_clock::now();
+      if ((s.foreign_dropped > refused.foreign_dropped ||
+           s.unauthenticated_dropped > refused.unauthenticated_dropped) &&
+          now - refused_logged >= std::chrono::seconds(1)) {
+        spdlog::warn(
+            "refused {} foreign COMMAND(s) (another arm model, session or address) and {} "
+            "unauthenticated (no or another key)",
+            s.foreign_dropped - refused.foreign_dropped,
+            s.unauthenticated_dropped - refused.unauthenticated_dropped);
+        refused = s;
+        refused_logged = now;
+      }
       last = s;
       if (duration > 0.0 &&
           std::chrono::steady_clock::now() - start >= std::chrono::duration<double>(duration)) {

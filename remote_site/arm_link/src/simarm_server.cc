@@ -35,7 +35,14 @@ struct SimArmServer::Impl {
   std::atomic<bool> stop_requested{false};
   std::atomic<bool> running{false};
 
+  // Set-up.
+  arm_link::LinkSecret secret;
+  std::uint64_t model_id = 0;
+
   // Servo-thread state.
+  std::uint64_t session = 0;        // valid while have_controller
+  arm_link::LinkKey session_key;    // its key
+  arm_link::LinkKey candidate_key;  // of a new session, until its COMMAND verified
   arm_link::PacketBuffer rx{};
   arm_link::PacketBuffer tx{};
   asio::ip::udp::endpoint sender;
@@ -64,19 +71,52 @@ struct SimArmServer::Impl {
       const std::size_t n = socket.receive_from(asio::buffer(rx), sender, 0, ec);
       if (ec == asio::error::would_block || ec == asio::error::try_again) return;
       if (ec) continue;  // e.g. ICMP from a controller that went away
-      if (arm_link::decode(std::span<const std::uint8_t>(rx.data(), n), incoming) !=
+      const std::span<const std::uint8_t> datagram(rx.data(), n);
+      // The session and model ids first, unverified: the key depends on them.
+      arm_link::LinkIds ids;
+      if (arm_link::peek_session(datagram, arm_link::PacketKind::kCommand, ids) !=
           arm_link::DecodeError::kNone) {
         ++stats.corrupt_dropped;
         continue;
       }
+      if (ids.arm_model != model_id || ids.session == 0) {
+        ++stats.foreign_dropped;
+        continue;
+      }
       const bool new_stream = !have_controller || timed_out(now);
+      const bool same_session = have_controller && ids.session == session;
+      // Another session takes over only from a silent one: a replayed hello of an old
+      // session (its MAC is valid) cannot hijack a live one.
+      if (!same_session && !new_stream) {
+        ++stats.foreign_dropped;
+        continue;
+      }
+      if (!same_session) {
+        candidate_key = arm_link::derive_session_key(secret, ids.session, model_id);
+      }
+      const arm_link::DecodeError error =
+          arm_link::decode(datagram, ids, same_session ? session_key : candidate_key, incoming);
+      if (error == arm_link::DecodeError::kBadMac) {
+        ++stats.unauthenticated_dropped;
+        continue;
+      }
+      if (error != arm_link::DecodeError::kNone) {
+        ++stats.corrupt_dropped;
+        continue;
+      }
       if (!new_stream && sender != controller) {
         ++stats.foreign_dropped;
         continue;
       }
-      if (!new_stream && incoming.sequence <= last_sequence) {
+      // Within a session the sequence only grows, also when it resumes after a timeout (from
+      // any address): a replayed COMMAND of this session is stale, never a new stream.
+      if (same_session && incoming.sequence <= last_sequence) {
         ++stats.stale_dropped;
         continue;
+      }
+      if (!same_session) {
+        session = ids.session;
+        session_key = candidate_key;
       }
       controller = sender;
       have_controller = true;
@@ -122,7 +162,8 @@ struct SimArmServer::Impl {
     state.command_echo = applied_sequence;
     ++state.sequence;
     if (have_controller) {
-      const std::size_t n = arm_link::encode(state, tx);
+      const std::size_t n =
+          arm_link::encode(state, arm_link::LinkIds{session, model_id}, session_key, tx);
       asio::error_code ec;
       socket.send_to(asio::buffer(tx.data(), n), controller, 0, ec);
       if (ec) {
@@ -177,7 +218,14 @@ SimArmServer::SimArmServer(ArmInterface& arm, const SimArmServerOptions& options
         "SimArmServerOptions::command_timeout = " + std::to_string(options.command_timeout) +
         " s: must be finite and longer than the period (" + std::to_string(options.period) + " s)");
   }
+  if (options.key_file.empty()) {
+    throw std::invalid_argument(
+        "SimArmServerOptions::key_file is empty: the arm link needs the site's shared secret "
+        "(tether-simarm --key FILE)");
+  }
   Impl& d = *impl_;
+  d.secret = arm_link::load_link_secret(options.key_file);
+  d.model_id = arm_link::arm_model_id(arm.model());
   const asio::ip::udp::endpoint local =
       arm_link::resolve_udp(d.io, options.bind_address, options.port, "simarm bind");
   asio::error_code ec;
@@ -198,6 +246,8 @@ std::uint16_t SimArmServer::port() const {
 }
 
 const SimArmServerOptions& SimArmServer::options() const { return impl_->options; }
+
+std::uint64_t SimArmServer::arm_model_id() const { return impl_->model_id; }
 
 void SimArmServer::start() {
   Impl& d = *impl_;

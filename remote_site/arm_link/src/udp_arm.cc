@@ -4,6 +4,7 @@
 #include <asio.hpp>
 #include <chrono>
 #include <cmath>
+#include <random>
 #include <stdexcept>
 #include <thread>
 
@@ -27,6 +28,16 @@ constexpr int kMaxDatagramsPerRead = 256;
 // Send times of the last COMMANDs, for the round trip of the one a STATE echoes.
 constexpr std::size_t kSendHistory = 64;
 
+// A random non-zero session id.
+std::uint64_t random_session() {
+  std::random_device device;
+  std::uint64_t session = 0;
+  while (session == 0) {
+    session = (static_cast<std::uint64_t>(device()) << 32) ^ static_cast<std::uint64_t>(device());
+  }
+  return session;
+}
+
 }  // namespace
 
 UdpArmOptions parse_udp_endpoint(const std::string& text) {
@@ -46,6 +57,8 @@ struct UdpArm::Impl {
   asio::ip::udp::socket socket;
   Clock::time_point start = Clock::now();
 
+  arm_link::LinkIds ids;  // this session's id and the arm model's
+  arm_link::LinkKey key;  // the session key
   arm_link::PacketBuffer rx{};
   arm_link::PacketBuffer tx{};
   StatePacket incoming;
@@ -69,8 +82,18 @@ struct UdpArm::Impl {
         ++counters.receive_errors;
         continue;
       }
-      if (arm_link::decode(std::span<const std::uint8_t>(rx.data(), n), incoming) !=
-          arm_link::DecodeError::kNone) {
+      const arm_link::DecodeError error =
+          arm_link::decode(std::span<const std::uint8_t>(rx.data(), n), ids, key, incoming);
+      if (error == arm_link::DecodeError::kForeignArm ||
+          error == arm_link::DecodeError::kWrongSession) {
+        ++counters.dropped_foreign;
+        continue;
+      }
+      if (error == arm_link::DecodeError::kBadMac) {
+        ++counters.dropped_unauthenticated;
+        continue;
+      }
+      if (error != arm_link::DecodeError::kNone) {
         ++counters.dropped_corrupt;
         continue;
       }
@@ -124,7 +147,7 @@ struct UdpArm::Impl {
     } else {
       command.flags = 0;
     }
-    const std::size_t n = arm_link::encode(command, tx);
+    const std::size_t n = arm_link::encode(command, ids, key, tx);
     sent_at[command.sequence % kSendHistory] = now;
     asio::error_code ec;
     socket.send(asio::buffer(tx.data(), n), 0, ec);
@@ -153,7 +176,18 @@ UdpArm::UdpArm(const ArmModel& model, const UdpArmOptions& options)
   if (options.remote_port == 0) {
     throw std::invalid_argument("UdpArmOptions::remote_port = 0: must be in 1…65535");
   }
+  if (options.key_file.empty()) {
+    throw std::invalid_argument(
+        "UdpArmOptions::key_file is empty: the arm link needs the site's shared secret "
+        "(tether-remote --arm-link-key FILE)");
+  }
   Impl& d = *impl_;
+  {
+    const arm_link::LinkSecret secret = arm_link::load_link_secret(options.key_file);
+    d.ids.session = random_session();
+    d.ids.arm_model = arm_link::arm_model_id(model);
+    d.key = arm_link::derive_session_key(secret, d.ids.session, d.ids.arm_model);
+  }
   const asio::ip::udp::endpoint remote =
       arm_link::resolve_udp(d.io, options.remote_host, options.remote_port, "arm");
   asio::error_code ec;
@@ -194,6 +228,7 @@ std::uint16_t UdpArm::local_port() const {
   asio::error_code ec;
   return impl_->socket.local_endpoint(ec).port();
 }
+std::uint64_t UdpArm::session() const { return impl_->ids.session; }
 UdpArmCounters UdpArm::counters() const noexcept { return impl_->published.load(); }
 
 ArmStatus UdpArm::read(ArmState& state) noexcept {

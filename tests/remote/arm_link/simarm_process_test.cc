@@ -37,15 +37,17 @@ TEST(SimArmProcess, OpensTheDoorOverUdpAndStopsWithAnArmFaultWhenTheArmProcessDi
   // beside the test (often 5-10 ms, sometimes tens, even for SCHED_FIFO threads); the
   // defaults (10 ms, 20 ms) are for a quiet machine. CTest runs this test alone.
   constexpr double kLinkTimeout = 0.15;
+  const std::string key = testing::test_key_file();
   ChildProcess simarm(TETHER_SIMARM_BINARY,
                       {"--arm", "iiwa7", "--scene", "door", "--bind", "127.0.0.1", "--port",
-                       std::to_string(port), "--command-timeout", "100ms"});
+                       std::to_string(port), "--command-timeout", "100ms", "--key", key});
   ASSERT_GT(simarm.pid(), 0) << "cannot start " << TETHER_SIMARM_BINARY;
 
   const ArmModel model = load_default_arm();
   UdpArmOptions link = parse_udp_endpoint("127.0.0.1:" + std::to_string(port));
   link.connect_timeout = 10.0;  // the simulation builds its scene first
   link.link_timeout = kLinkTimeout;
+  link.key_file = key;
   UdpArm arm(model, link);
 
   TaskParameters task =
@@ -85,8 +87,9 @@ TEST(SimArmProcess, OpensTheDoorOverUdpAndStopsWithAnArmFaultWhenTheArmProcessDi
             << "arm link: " << counters.received << " states, " << counters.sent
             << " commands, round trip mean " << counters.round_trip_mean() * 1e6 << " us, max "
             << counters.round_trip_max * 1e6 << " us, stale " << counters.dropped_stale
-            << ", corrupt " << counters.dropped_corrupt << ", longest gap between states "
-            << counters.state_gap_max * 1e6 << " us\n";
+            << ", corrupt " << counters.dropped_corrupt << ", foreign " << counters.dropped_foreign
+            << ", unauthenticated " << counters.dropped_unauthenticated
+            << ", longest gap between states " << counters.state_gap_max * 1e6 << " us\n";
   // The embedded (lock-step) scenario reaches 35.3° at 3 s (18 N·m against B = 80 N·m·s/rad).
   EXPECT_GT(before_kill.aux[0], 20.0 * kDeg);
   EXPECT_LT(before_kill.aux[0], 45.0 * kDeg);
@@ -96,6 +99,8 @@ TEST(SimArmProcess, OpensTheDoorOverUdpAndStopsWithAnArmFaultWhenTheArmProcessDi
   // round trips were seen once, 1894 another time, while the host stole CPU): half is the floor.
   EXPECT_GT(counters.received, 1500u);
   EXPECT_EQ(counters.dropped_corrupt, 0u);
+  EXPECT_EQ(counters.dropped_foreign, 0u);
+  EXPECT_EQ(counters.dropped_unauthenticated, 0u);
   EXPECT_EQ(counters.link_losses, 0u);
   EXPECT_GT(counters.round_trip_count, 1500u);
 
@@ -129,19 +134,30 @@ TEST(SimArmProcess, OpensTheDoorOverUdpAndStopsWithAnArmFaultWhenTheArmProcessDi
 }
 
 TEST(SimArmProcess, ExitsWithUsageErrorsAndPrintsHelp) {
-  ChildProcess bad_scene(TETHER_SIMARM_BINARY, {"--scene", "kitchen"});
+  const std::string key = testing::test_key_file();
+  ChildProcess bad_scene(TETHER_SIMARM_BINARY, {"--scene", "kitchen", "--key", key});
   int status = bad_scene.wait();
   EXPECT_EQ(WEXITSTATUS(status), 2);
   ChildProcess help(TETHER_SIMARM_BINARY, {"--help"});
   status = help.wait();
   EXPECT_EQ(WEXITSTATUS(status), 0);
-  ChildProcess missing_arm(TETHER_SIMARM_BINARY, {"--arm", "/nonexistent.urdf", "--port", "0"});
+  ChildProcess no_key(TETHER_SIMARM_BINARY, {"--port", "0"});  // --key is required
+  status = no_key.wait();
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  ChildProcess missing_arm(TETHER_SIMARM_BINARY,
+                           {"--arm", "/nonexistent.urdf", "--port", "0", "--key", key});
   status = missing_arm.wait();
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  // A key file that is too short is a runtime error, as a missing arm file is.
+  ChildProcess short_key(TETHER_SIMARM_BINARY,
+                         {"--port", "0", "--key", testing::write_key_file("short.key", "short")});
+  status = short_key.wait();
   EXPECT_EQ(WEXITSTATUS(status), 1);
 }
 
 TEST(SimArmProcess, StopsCleanlyOnSigtermAndReportsItsStatistics) {
-  ChildProcess simarm(TETHER_SIMARM_BINARY, {"--port", "0", "--duration", "30s"});
+  ChildProcess simarm(TETHER_SIMARM_BINARY,
+                      {"--port", "0", "--duration", "30s", "--key", testing::test_key_file()});
   ASSERT_GT(simarm.pid(), 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(500));
   simarm.signal(SIGTERM);

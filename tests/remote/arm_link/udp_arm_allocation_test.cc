@@ -1,5 +1,6 @@
 // UdpArm's read() and write() run every control cycle: after construction they must never
-// touch the heap, whatever arrives (fresh, stale, corrupt datagrams, a lost link).
+// touch the heap, whatever arrives (fresh, stale, corrupt, foreign and unauthenticated
+// datagrams, a lost link), MACs computed and verified included.
 
 #include <gtest/gtest.h>
 
@@ -20,8 +21,13 @@ TEST(UdpArmAllocation, ReadAndWriteAllocateNothing) {
   options.remote_port = peer.port();
   options.connect_timeout = 0.0;
   options.link_timeout = 0.005;
-  UdpArm arm(load_default_arm(), options);
+  options.key_file = testing::test_key_file();
+  const ArmModel model = load_default_arm();
+  UdpArm arm(model, options);
   peer.set_remote(arm.local_port());
+  const arm_link::LinkSecret secret = testing::test_secret();
+  const std::uint64_t model_id = arm_link::arm_model_id(model);
+  peer.use_session(secret, arm.session(), model_id);
 
   // Queue every kind of datagram first: the peer's own sends may allocate.
   arm_link::StatePacket state;
@@ -33,6 +39,12 @@ TEST(UdpArmAllocation, ReadAndWriteAllocateNothing) {
   }
   const std::uint8_t garbage[] = {9, 9, 9};
   peer.send_raw(garbage, sizeof garbage);
+  peer.use_session(secret, arm.session() + 1, model_id);  // another session
+  peer.send(state);
+  peer.use_session(secret, arm.session(), model_id + 1);  // another arm model
+  peer.send(state);
+  peer.use_session(testing::other_secret(), arm.session(), model_id);  // another secret
+  peer.send(state);
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
 
   ArmState s;
@@ -54,6 +66,8 @@ TEST(UdpArmAllocation, ReadAndWriteAllocateNothing) {
   EXPECT_EQ(last, ArmStatus::kCommunicationLost);
   EXPECT_GT(taken, 40u);
   EXPECT_EQ(arm.counters().dropped_corrupt, 1u);
+  EXPECT_EQ(arm.counters().dropped_foreign, 2u);
+  EXPECT_EQ(arm.counters().dropped_unauthenticated, 1u);
   EXPECT_GT(arm.counters().dropped_stale, 0u);
 }
 

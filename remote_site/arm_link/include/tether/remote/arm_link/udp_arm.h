@@ -7,8 +7,10 @@
 //
 // The arm runs on its own clock and sends a STATE every servo period; UdpArm keeps the
 // newest one. Each read() drains the socket without blocking: a STATE older than or equal
-// to the newest (by sequence) is stale (reordered or duplicated) and dropped, an undecodable
-// datagram is corrupt and dropped. read() returns
+// to the newest (by sequence) is stale (reordered or duplicated) and dropped; a STATE of
+// another arm model or another session is foreign, one whose MAC does not verify under this
+// session's key is unauthenticated, and any other undecodable datagram is corrupt: each is
+// counted and dropped (protocol.h, "Authentication"). read() returns
 //   kNotReady           before the first STATE,
 //   kCommunicationLost  when no fresh STATE arrived within `link_timeout` of the local
 //                       monotonic clock, or the arm reports that our commands time out,
@@ -16,7 +18,22 @@
 //   kOk                 otherwise (with the newest state, which may be up to one servo
 //                       period old).
 // After a loss the next valid STATE re-synchronises the link whatever its sequence, so a
-// restarted arm process can be picked up after the executor's reset.
+// restarted arm process can be picked up after the executor's reset (it joins this
+// controller's session from the next COMMAND).
+//
+// Loss handling: nothing is retransmitted. With the arm's 1 ms servo period the default
+// link_timeout of 10 ms means about 10 consecutive STATEs lost (or refused as foreign,
+// unauthenticated or corrupt: forged packets never keep a link alive) before read()
+// reports kCommunicationLost; the executor turns that into a kArmFault breach and starts
+// its controlled stop in the same cycle. The arm, for its part, holds after its command
+// timeout (20 ms, 20 COMMANDs) and flags it, which read() reports as kCommunicationLost too.
+// Against the reference figure of 5 consecutive lost packets for KUKA's RSI/FRI,
+// link_timeout = 5 ms matches at 1 kHz, on a machine quiet enough for it (see protocol.h).
+//
+// Each UdpArm is one session: the constructor picks a random non-zero session id
+// (std::random_device) and derives the session key from the shared secret in
+// `key_file`, the session id and arm_model_id(model); every COMMAND, hellos included,
+// carries both ids and the MAC.
 //
 // write() sends one COMMAND with the next sequence number. Until the first STATE arrived
 // it sends a hello (no set-point): the controller never commands a position before it knows
@@ -42,19 +59,25 @@ struct UdpArmOptions {
   // [s] the constructor sends hellos and waits this long for the first STATE, throwing if
   // none comes; 0: do not wait (read() returns kNotReady until one arrives).
   double connect_timeout = 2.0;
+  // The site's shared secret for the arm link (protocol.h: at least 16 bytes; tether-remote
+  // --arm-link-key). Required.
+  std::string key_file;
 };
 
 // "HOST:PORT" (e.g. "127.0.0.1:50600", "simarm.local:50600", "[::1]:50600") to options with
-// the defaults otherwise. Throws std::invalid_argument naming the text and what is wrong.
+// the defaults otherwise (key_file stays empty: the caller sets it). Throws
+// std::invalid_argument naming the text and what is wrong.
 UdpArmOptions parse_udp_endpoint(const std::string& text);
 
 // Link counters, for logs and tests. Trivially copyable.
 struct UdpArmCounters {
   std::uint64_t received = 0;         // valid, fresh STATEs taken
   std::uint64_t dropped_stale = 0;    // valid STATEs not newer than the newest
-  std::uint64_t dropped_corrupt = 0;  // datagrams that did not decode
-  std::uint64_t receive_errors = 0;   // socket errors (e.g. ICMP port unreachable)
-  std::uint64_t sent = 0;             // COMMANDs sent (hellos included)
+  std::uint64_t dropped_corrupt = 0;  // datagrams that did not decode (size, magic, flags, ...)
+  std::uint64_t dropped_foreign = 0;  // STATEs of another arm model or another session
+  std::uint64_t dropped_unauthenticated = 0;  // STATEs whose MAC did not verify
+  std::uint64_t receive_errors = 0;           // socket errors (e.g. ICMP port unreachable)
+  std::uint64_t sent = 0;                     // COMMANDs sent (hellos included)
   std::uint64_t send_errors = 0;
   std::uint64_t link_losses = 0;  // transitions into kCommunicationLost
   // Longest interval between two fresh STATEs as read() saw them [s] (the margin left to
@@ -76,9 +99,11 @@ struct UdpArmCounters {
 
 class UdpArm final : public ArmInterface {
  public:
-  // Resolves the remote host, binds the local port and (connect_timeout > 0) waits for the
-  // first STATE. Throws std::invalid_argument for bad options, std::runtime_error naming
-  // host:port when resolving, binding or connecting fails.
+  // Reads the key file, resolves the remote host, binds the local port and
+  // (connect_timeout > 0) waits for the first STATE. Throws std::invalid_argument for bad
+  // options (an empty key_file among them), std::runtime_error naming the key file when it
+  // cannot be read or is too short, and naming host:port when resolving, binding or
+  // connecting fails.
   UdpArm(const ArmModel& model, const UdpArmOptions& options);
   ~UdpArm() override;
   UdpArm(const UdpArm&) = delete;
@@ -90,6 +115,7 @@ class UdpArm final : public ArmInterface {
 
   const UdpArmOptions& options() const;
   std::uint16_t local_port() const;
+  std::uint64_t session() const;  // this controller's session id (non-zero)
   UdpArmCounters counters() const noexcept;
 
  private:
