@@ -8,11 +8,11 @@ namespace tether::remote::server {
 
 std::size_t max_request_bytes(std::string_view method) {
   // A whole task set: 64 waypoints, every behaviour and obstacles are under 32 KiB.
-  if (method == "UploadTask" || method == "UpdateTask") return 256 * 1024;
+  if (method == "UploadTask" || method == "UpdateTask") return std::size_t{256} * 1024;
   // Path (256) and value (16 KiB) of one parameter, with room for the encoding.
-  if (method == "SetParameter") return 20 * 1024;
+  if (method == "SetParameter") return std::size_t{20} * 1024;
   // Names, flags and a hand-controller increment.
-  return 4 * 1024;
+  return std::size_t{4} * 1024;
 }
 
 std::string Quotas::open_stream(const std::string& identity) {

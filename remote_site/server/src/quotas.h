@@ -17,7 +17,7 @@ namespace tether::remote::server {
 
 // Largest message gRPC accepts on any method [bytes]; a bigger one is refused by gRPC with
 // RESOURCE_EXHAUSTED before tether sees it.
-inline constexpr std::size_t kMaxReceiveMessage = 512 * 1024;
+inline constexpr std::size_t kMaxReceiveMessage = std::size_t{512} * 1024;
 
 // Largest request of `method` (short name, "UploadTask") [bytes].
 std::size_t max_request_bytes(std::string_view method);

@@ -112,6 +112,12 @@ std::string check_vector(const v1::Vector3& v, const char* field, double limit, 
 std::string from_wire(const v1::TeleopIncrement& in, std::uint64_t sequence_base,
                       HandControllerSample& out) {
   if (in.sequence() == 0) return "sequence = 0; sequences start at 1 on each stream";
+  // The site numbers increments globally as base + sequence, and the next stream starts
+  // from the highest: a sequence near 2^64 would wrap that number (and every later
+  // stream's) around to one already applied. 2^48 is 8900 years of 1 kHz increments.
+  if (in.sequence() > kMaxSequence || sequence_base > kMaxSequence) {
+    return fmt::format("sequence = {}; allowed 1 … {} on a stream", in.sequence(), kMaxSequence);
+  }
   Vector3 translation;
   Vector3 rotation;
   if (std::string e = check_vector(in.translation_m(), "translation_m", kMaxIncrementTranslation,

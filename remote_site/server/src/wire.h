@@ -43,4 +43,7 @@ void to_reflection(const CycleTelemetry& cycle, std::uint64_t sequence_base,
 std::string from_wire(const v1::TeleopIncrement& in, std::uint64_t sequence_base,
                       HandControllerSample& out);
 
+// Largest sequence number an increment may carry (and a stream's base may reach).
+inline constexpr std::uint64_t kMaxSequence = std::uint64_t{1} << 48;
+
 }  // namespace tether::remote::server

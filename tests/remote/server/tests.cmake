@@ -76,3 +76,7 @@ foreach(unit roles_file quotas audit_log)
                   LIBS tether::remote nlohmann_json::nlohmann_json)
   target_include_directories(${unit}_test PRIVATE ${PROJECT_SOURCE_DIR}/remote_site/server/src)
 endforeach()
+
+tether_add_test(teleop_wire_test SOURCES remote/server/wire_test.cc
+                LIBS tether::remote tether::proto)
+target_include_directories(teleop_wire_test PRIVATE ${PROJECT_SOURCE_DIR}/remote_site/server/src)
