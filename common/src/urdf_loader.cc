@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -381,9 +382,19 @@ ArmModel load_arm_from_urdf(const std::string& path, const UrdfLoadOptions& opti
   return load_arm_from_urdf_string(read_file(path), path, options);
 }
 
+// <directory of this program>/../share/tether: where a relocated install (the Debian
+// package's /usr) keeps its data, whatever prefix the build was configured with.
+std::string beside_program() {
+  std::error_code error;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (error) return {};
+  return (exe.parent_path().parent_path() / "share" / "tether").string();
+}
+
 std::string data_path(const std::string& relative) {
+  const std::string relocated = beside_program();
   const char* roots[] = {std::getenv("TETHER_DATA_DIR"), TETHER_SOURCE_DATA_DIR,
-                         TETHER_INSTALL_DATA_DIR};
+                         TETHER_INSTALL_DATA_DIR, relocated.c_str()};
   for (const char* root : roots) {
     if (root == nullptr || *root == '\0') continue;
     std::string candidate = std::string(root) + "/" + relative;
