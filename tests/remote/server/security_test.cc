@@ -29,6 +29,7 @@
 
 #include "child_process.h"
 #include "grpc/health/v1/health.grpc.pb.h"
+#include "tether/linkem/link_emulator.h"
 #include "tether/proto/convert.h"
 #include "tether/proto/task_io.h"
 #include "tether/v1/remote_site.grpc.pb.h"
@@ -708,6 +709,35 @@ TEST_F(SecureSiteTest, AFloodAtTheQuotaLimitGainsTheLoopNoOverrunsAndSlowReaders
   // One miss of slack: the 2-core VM pauses a process now and then, flood or not; a flood
   // that reached the loop would cost it many.
   EXPECT_LE(flooded, baseline + 1) << "the flood cost the loop deadlines";
+}
+
+TEST_F(SecureSiteTest, MutualTlsPassesThroughTheLinkEmulatorCheckingTheSitesName) {
+  start_remote();
+  linkem::LinkProfile profile;
+  profile.up.delay = 0.050;
+  profile.down.delay = 0.050;
+  linkem::LinkEmulator link("127.0.0.1:0", address_, profile);
+  const std::string proxy = "127.0.0.1:" + std::to_string(link.port());
+  const auto through = [&](const std::string& server_name) {
+    grpc::ChannelArguments arguments;
+    arguments.SetSslTargetNameOverride(server_name);
+    arguments.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+    return v1::RemoteSite::NewStub(
+        grpc::CreateCustomChannel(proxy, credentials(person("observer"), pki_), arguments));
+  };
+  // The site's certificate names "remote": reached by the proxy's address, checked by name.
+  auto good = through("remote");
+  v1::SiteStatus s;
+  ASSERT_TRUE(good->GetStatus(context(5000ms).get(), {}, &s).ok());
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(good->GetStatus(context(5000ms).get(), {}, &s).ok());
+  const double round_trip =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(round_trip, 0.099) << "the call did not cross the delayed link";
+  EXPECT_GT(link.statistics().up.bytes, 0U);
+  // A name the certificate does not carry is refused by the client.
+  EXPECT_EQ(through("impostor.example")->GetStatus(context(5000ms).get(), {}, &s).error_code(),
+            grpc::StatusCode::UNAVAILABLE);
 }
 
 TEST(SecureSiteStartTest, RefusesToServeWithoutCertificatesOrPlaintextOffLoopback) {

@@ -57,8 +57,9 @@ gtest_discover_tests(remote_process_test DISCOVERY_TIMEOUT 60
 # Real-time loop and a flood of calls: run alone.
 add_executable(security_test remote/server/security_test.cc ${server_test_proto_sources})
 tether_target_defaults(security_test)
-target_link_libraries(security_test PRIVATE tether::proto gRPC::grpc++ nlohmann_json::nlohmann_json
-                                            GTest::gtest GTest::gtest_main)
+target_link_libraries(security_test PRIVATE tether::proto tether::linkem gRPC::grpc++
+                                            nlohmann_json::nlohmann_json GTest::gtest
+                                            GTest::gtest_main)
 add_dependencies(security_test tether-remote)
 target_include_directories(security_test PRIVATE support ${server_test_generated})
 target_compile_definitions(security_test PRIVATE
