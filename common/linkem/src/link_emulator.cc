@@ -72,6 +72,7 @@ class Connection;
 struct LinkEmulator::Impl : std::enable_shared_from_this<LinkEmulator::Impl> {
   asio::io_context io;
   tcp::acceptor acceptor{io};
+  int port = 0;  // set before the io thread starts
   tcp::endpoint target;
   Clock::time_point started = Clock::now();
   std::thread thread;
@@ -403,6 +404,7 @@ LinkEmulator::LinkEmulator(const std::string& listen, const std::string& target,
   impl_->acceptor.bind(endpoint, error);
   if (error) throw std::runtime_error("cannot listen on '" + listen + "': " + error.message());
   impl_->acceptor.listen();
+  impl_->port = impl_->acceptor.local_endpoint().port();
   impl_->accept();
   impl_->arm_cuts();
   impl_->thread = std::thread([impl = impl_] { impl->io.run(); });
@@ -422,7 +424,7 @@ LinkEmulator::~LinkEmulator() {
   if (impl_->thread.joinable()) impl_->thread.join();
 }
 
-int LinkEmulator::port() const { return impl_->acceptor.local_endpoint().port(); }
+int LinkEmulator::port() const { return impl_->port; }
 
 double LinkEmulator::now() const { return impl_->seconds(Clock::now()); }
 

@@ -31,3 +31,9 @@ gtest_discover_tests(simarm_process_test DISCOVERY_TIMEOUT 60
 foreach(test udp_arm_test simarm_server_test udp_arm_allocation_test simarm_process_test)
   target_include_directories(${test} SYSTEM PRIVATE ${ASIO_INCLUDE_DIR})
 endforeach()
+
+# The arm link across the emulated network (tether::linkem): loss, outages, duplicates and
+# reordering. Real time: run alone.
+tether_add_test(arm_link_through_emulator_test SERIAL
+                SOURCES remote/arm_link/arm_link_through_emulator_test.cc
+                LIBS tether::arm_link tether::sim tether::linkem)
