@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
 #include <asio.hpp>
 #include <atomic>
 #include <cmath>
@@ -40,7 +41,11 @@ struct SimArmServer::Impl {
   std::uint64_t model_id = 0;
 
   // Servo-thread state.
-  std::uint64_t session = 0;        // valid while have_controller
+  std::uint64_t session = 0;  // valid while have_controller
+  // Sessions this arm has left since it started: a recorded session replayed once its
+  // controller has gone quiet is refused (a fresh controller always picks a new id).
+  std::array<std::uint64_t, 256> retired{};
+  std::size_t retired_next = 0;
   arm_link::LinkKey session_key;    // its key
   arm_link::LinkKey candidate_key;  // of a new session, until its COMMAND verified
   arm_link::PacketBuffer rx{};
@@ -91,6 +96,11 @@ struct SimArmServer::Impl {
         ++stats.foreign_dropped;
         continue;
       }
+      if (!same_session &&
+          std::find(retired.begin(), retired.end(), ids.session) != retired.end()) {
+        ++stats.foreign_dropped;
+        continue;
+      }
       if (!same_session) {
         candidate_key = arm_link::derive_session_key(secret, ids.session, model_id);
       }
@@ -115,6 +125,10 @@ struct SimArmServer::Impl {
         continue;
       }
       if (!same_session) {
+        if (have_controller) {
+          retired[retired_next] = session;
+          retired_next = (retired_next + 1) % retired.size();
+        }
         session = ids.session;
         session_key = candidate_key;
       }

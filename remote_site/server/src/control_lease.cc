@@ -40,6 +40,12 @@ std::string ControlLease::take_over(const std::string& operator_name, Clock::tim
   return previous;
 }
 
+bool ControlLease::streaming(const std::string& operator_name) {
+  std::lock_guard lock(mutex_);
+  const auto it = open_streams_.find(operator_name);
+  return it != open_streams_.end() && it->second > 0;
+}
+
 void ControlLease::release(const std::string& operator_name) {
   std::lock_guard lock(mutex_);
   if (holder_ == operator_name) holder_.clear();

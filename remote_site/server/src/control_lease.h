@@ -28,6 +28,8 @@ class ControlLease {
   // Gives the lease to `operator_name` whoever holds it (an admin's forced takeover);
   // returns the previous holder, empty when the lease was free.
   std::string take_over(const std::string& operator_name, Clock::time_point now);
+  // True while `operator_name` has a stream open.
+  bool streaming(const std::string& operator_name);
   // Gives the lease up if `operator_name` holds it.
   void release(const std::string& operator_name);
   // The current holder, empty when free.

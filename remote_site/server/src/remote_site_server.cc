@@ -1,5 +1,6 @@
 #include "tether/remote/server/remote_site_server.h"
 
+#include <google/protobuf/descriptor.h>
 #include <grpc/support/log.h>
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
@@ -312,6 +313,13 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
                                      v1::ReleaseControlReply*) override {
     return unary(context, "ReleaseControl", Access::kRole, *request,
                  [&](const Caller& caller, CallRecord&) {
+                   // A stream holds the lease: its end releases it, never a call beside it.
+                   if (lease.streaming(caller.identity)) {
+                     return Status(StatusCode::FAILED_PRECONDITION,
+                                   "'" + caller.identity +
+                                       "' has a teleoperation stream open; end it to release "
+                                       "control");
+                   }
                    lease.release(caller.identity);
                    return Status::OK;
                  });
@@ -512,12 +520,11 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
   }
 
   // The lease passes to `caller` (an admin) whoever holds it. The previous holder's stream
-  // ends (it watches `takeovers`), and a task that runs is stopped: the new holder starts
+  // ends (it watches the lease's holder), and a task that runs is stopped: the new holder starts
   // from an arm at rest.
   void take_over(const Caller& caller, CallRecord& what) {
     const std::string previous = lease.take_over(caller.identity, ControlLease::Clock::now());
     if (previous.empty() || previous == caller.identity) return;
-    takeovers.fetch_add(1);
     const ExecutorState state = executor.status().state;
     if (state == ExecutorState::kRunning) executor.request_stop(BreachCause::kOperatorStop);
     what.detail = "taken over from '" + previous + "'" +
@@ -552,8 +559,6 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
   // the executor's duplicate check spans streams.
   std::atomic<std::uint64_t> teleop_sequence{0};
   std::atomic<std::uint64_t> teleop_queue_full{0};
-  // Forced takeovers so far: a teleoperation stream ends when this moves.
-  std::atomic<std::uint64_t> takeovers{0};
 
   // Audits each stop the loop makes on its own (a breach), once per stop; stops asked for
   // by a call are audited with the call.
@@ -594,7 +599,7 @@ class TeleopReactor final
   TeleopReactor(RemoteSiteServer::Impl& site, Caller caller)
       : site_(site), caller_(std::move(caller)), operator_(caller_.identity) {
     base_ = site_.teleop_sequence.load();
-    takeovers_ = site_.takeovers.load();
+    generation_ = site_.security.generation();
     site_.lease.open_stream(operator_);
     const RemoteSiteServer::Impl::RunningTask task = site_.running();
     task_ = task.name;
@@ -643,12 +648,30 @@ class TeleopReactor final
   }
 
   void on_cycle(const CycleTelemetry& cycle) override {
-    if (site_.takeovers.load() != takeovers_ &&
-        site_.lease.holder(ControlLease::Clock::now()) != operator_) {
-      finish(Status(StatusCode::ABORTED, "control of the arm was taken over by '" +
-                                             site_.lease.holder(ControlLease::Clock::now()) +
-                                             "' (admin)"));
+    // The stream drives the arm only while its operator holds the lease (a takeover or a
+    // release ends it) and keeps the right to (a reload may revoke or demote them).
+    const std::string holder = site_.lease.holder(ControlLease::Clock::now());
+    if (holder != operator_) {
+      finish(Status(StatusCode::ABORTED,
+                    holder.empty() ? std::string("control of the arm was released")
+                                   : "control of the arm was taken over by '" + holder + "'"));
       return;
+    }
+    if (const std::uint64_t g = site_.security.generation(); g != generation_) {
+      generation_ = g;
+      if (const std::string why =
+              site_.security.recheck(caller_, "/tether.v1.RemoteSite/Teleoperate");
+          !why.empty()) {
+        if (site_.executor.status().state == ExecutorState::kRunning) {
+          site_.executor.request_stop(BreachCause::kGroundLinkLost);
+        }
+        site_.lease.release(operator_);
+        spdlog::warn("teleoperation stream ended: {}", why);
+        const bool revoked =
+            caller_.authenticated && !site_.security.revoked(caller_.certificate).empty();
+        finish(Status(revoked ? StatusCode::UNAUTHENTICATED : StatusCode::PERMISSION_DENIED, why));
+        return;
+      }
     }
     std::lock_guard lock(mutex_);
     if (finishing_) return;
@@ -728,8 +751,8 @@ class TeleopReactor final
   std::string operator_;
   std::string task_;
   std::uint64_t revision_ = 0;
-  std::uint64_t takeovers_ = 0;
-  std::uint64_t received_ = 0;  // read callbacks run one at a time
+  std::uint64_t generation_ = 0;  // of the security configuration last checked
+  std::uint64_t received_ = 0;    // read callbacks run one at a time
   std::uint64_t queued_ = 0;
   std::uint64_t base_ = 0;
   v1::TeleopIncrement in_;
@@ -746,10 +769,12 @@ class TeleopReactor final
 class TelemetryReactor final : public grpc::ServerWriteReactor<v1::Telemetry>,
                                public CycleSubscriber {
  public:
-  TelemetryReactor(RemoteSiteServer::Impl& site, std::uint32_t decimation, std::string identity)
+  TelemetryReactor(RemoteSiteServer::Impl& site, std::uint32_t decimation, Caller caller)
       : site_(site),
         decimation_(decimation == 0 ? 1 : decimation),
-        identity_(std::move(identity)),
+        caller_(std::move(caller)),
+        identity_(caller_.identity),
+        generation_(site.security.generation()),
         max_queued_(std::max<std::size_t>(2, site.quotas.options().telemetry_queue)) {
     // Creation ends here: what the constructor set is seen by every later callback.
     server::callback_ends(this);
@@ -758,6 +783,15 @@ class TelemetryReactor final : public grpc::ServerWriteReactor<v1::Telemetry>,
   }
 
   void on_cycle(const CycleTelemetry& cycle) override {
+    if (const std::uint64_t g = site_.security.generation(); g != generation_) {
+      generation_ = g;
+      if (const std::string why =
+              site_.security.recheck(caller_, "/tether.v1.RemoteSite/StreamTelemetry");
+          !why.empty()) {
+        end(Status(StatusCode::PERMISSION_DENIED, why));
+        return;
+      }
+    }
     if (cycle.cycle % decimation_ != 0) return;
     if (cycle.task_id != task_id_) {
       task_id_ = cycle.task_id;
@@ -816,15 +850,7 @@ class TelemetryReactor final : public grpc::ServerWriteReactor<v1::Telemetry>,
   }
 
   void on_shutdown() override {
-    std::lock_guard lock(mutex_);
-    finishing_ = true;
-    // A write in flight finishes the call in OnWriteDone (or the server's shutdown deadline
-    // cancels a write that a client never reads).
-    end_status_ = Status(StatusCode::UNAVAILABLE, "the remote site is shutting down");
-    if (!writing_ && !finished_) {
-      finished_ = true;
-      Finish(end_status_);
-    }
+    end(Status(StatusCode::UNAVAILABLE, "the remote site is shutting down"));
   }
 
   void OnDone() override {
@@ -845,7 +871,22 @@ class TelemetryReactor final : public grpc::ServerWriteReactor<v1::Telemetry>,
   std::uint64_t task_id_ = ~0ULL;
   std::string task_name_;
   std::vector<v1::Behaviour> behaviours_;
+  // Ends the stream with `status`; a write in flight finishes the call in OnWriteDone (or
+  // the server's shutdown deadline cancels a write that a client never reads).
+  void end(const Status& status) {
+    std::lock_guard lock(mutex_);
+    if (finishing_) return;
+    finishing_ = true;
+    end_status_ = status;
+    if (!writing_ && !finished_) {
+      finished_ = true;
+      Finish(end_status_);
+    }
+  }
+
+  Caller caller_;
   std::string identity_;
+  std::uint64_t generation_;  // the hub thread only
   std::size_t max_queued_;
   std::mutex mutex_;
   std::deque<v1::Telemetry> queue_;
@@ -906,13 +947,23 @@ grpc::ServerWriteReactor<v1::Telemetry>* RemoteSiteServer::Impl::StreamTelemetry
   if (std::string why = quotas.open_stream(caller.identity); !why.empty()) {
     return new Refused(Status(StatusCode::RESOURCE_EXHAUSTED, why));
   }
-  return new TelemetryReactor(*this, request->decimation(), caller.identity);
+  return new TelemetryReactor(*this, request->decimation(), caller);
 }
 
 RemoteSiteServer::RemoteSiteServer(const ServerOptions& options, Executor& executor,
                                    ControlLoop& loop, HandControllerQueue& queue,
                                    const std::string& arm_name)
     : impl_(std::make_unique<Impl>(options, executor, loop, queue, arm_name)) {
+  // Every method of the service has a role: one added to the proto without one would be
+  // admin-only, which is safe but surely not meant.
+  const google::protobuf::ServiceDescriptor* service =
+      google::protobuf::DescriptorPool::generated_pool()->FindServiceByName(kServiceName);
+  for (int i = 0; service != nullptr && i < service->method_count(); ++i) {
+    const std::string method = kMethodPrefix + service->method(i)->name();
+    if (!server::has_role(method)) {
+      throw std::logic_error("no role is given to " + method + " (site_security.cc)");
+    }
+  }
   static std::once_flag route_grpc_log;
   std::call_once(route_grpc_log, [] { gpr_set_log_function(log_from_grpc); });
   grpc::EnableDefaultHealthCheckService(true);

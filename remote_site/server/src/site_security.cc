@@ -1,12 +1,15 @@
 #include "site_security.h"
 
+#include <arpa/inet.h>
 #include <grpcpp/security/auth_metadata_processor.h>
 #include <grpcpp/security/tls_certificate_provider.h>
 #include <grpcpp/security/tls_certificate_verifier.h>
 #include <grpcpp/security/tls_credentials_options.h>
+#include <netinet/in.h>
 #include <spdlog/spdlog.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <stdexcept>
@@ -140,6 +143,13 @@ struct SiteSecurity::Configuration {
   tls::RevocationList revocations;
 };
 
+bool has_role(std::string_view full_method) {
+  return std::any_of(kMethodRoles.begin(), kMethodRoles.end(), [&](const MethodRole& entry) {
+    return entry.method.back() == '/' ? full_method.substr(0, entry.method.size()) == entry.method
+                                      : full_method == entry.method;
+  });
+}
+
 Role required_role(std::string_view full_method) {
   for (const MethodRole& entry : kMethodRoles) {
     if (entry.method.back() == '/' ? full_method.substr(0, entry.method.size()) == entry.method
@@ -147,12 +157,17 @@ Role required_role(std::string_view full_method) {
       return entry.role;
     }
   }
-  return Role::kObserver;
+  return Role::kAdmin;
 }
 
 bool is_loopback(std::string_view host_port) {
   const std::string host = host_of(host_port);
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+  if (host == "localhost") return true;
+  // Addresses only: a name such as "127.lab.example" resolves wherever DNS says.
+  in_addr v4{};
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  return inet_pton(AF_INET6, host.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
 }
 
 SiteSecurity::SiteSecurity(const SecurityOptions& options, const std::string& address)
@@ -231,7 +246,24 @@ std::string SiteSecurity::reload() {
     std::lock_guard lock(mutex_);
     configuration_ = std::move(configuration);
   }
+  generation_.fetch_add(1, std::memory_order_acq_rel);
   return summary;
+}
+
+std::string SiteSecurity::recheck(const Caller& caller, std::string_view method) const {
+  if (caller.authenticated) {
+    if (std::string why = revoked(caller.certificate); !why.empty()) {
+      return "the certificate of '" + caller.identity + "' is revoked: " + why;
+    }
+  }
+  const Role role = role_of(caller.identity);
+  const Role needed = required_role(method);
+  if (role < needed) {
+    return "'" + caller.identity + "' (now role " + std::string(to_string(role)) +
+           ") may no longer use " + std::string(method) + ": it needs the role " +
+           to_string(needed);
+  }
+  return {};
 }
 
 std::shared_ptr<grpc::ServerCredentials> SiteSecurity::credentials() {
@@ -261,6 +293,10 @@ Caller SiteSecurity::caller(const grpc::ServerContextBase& context) const {
     for (const grpc::string_ref& value :
          context.auth_context()->FindPropertyValues("x509_common_name")) {
       caller.identity.assign(value.data(), value.size());
+    }
+    for (const grpc::string_ref& value :
+         context.auth_context()->FindPropertyValues("x509_pem_cert")) {
+      caller.certificate.assign(value.data(), value.size());
     }
     caller.authenticated = !caller.identity.empty();
   }

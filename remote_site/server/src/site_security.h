@@ -21,6 +21,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -38,8 +39,11 @@ namespace tether::remote::server {
 inline constexpr std::chrono::seconds kCertificateRefresh{1};
 
 // The role a method needs, by its full gRPC name ("/tether.v1.RemoteSite/StartTask"). A
-// method not named here needs kObserver (and does not exist: gRPC answers UNIMPLEMENTED).
+// method not named here needs kAdmin: a method added to the service later is closed until
+// it is given a role (the server also refuses to start if a RemoteSite method has none).
 Role required_role(std::string_view full_method);
+// Whether the table names `full_method` (or its service).
+bool has_role(std::string_view full_method);
 
 // True for 127.0.0.0/8, ::1 and "localhost" (HOST of HOST:PORT, brackets allowed).
 bool is_loopback(std::string_view host_port);
@@ -48,6 +52,7 @@ struct Caller {
   std::string identity;  // certificate CN (secure) or declared name (insecure)
   Role role = Role::kNone;
   bool authenticated = false;  // identity proven by a certificate
+  std::string certificate;     // its PEM (secure): rechecked by open streams on a reload
 };
 
 class SiteSecurity {
@@ -72,6 +77,13 @@ class SiteSecurity {
   std::function<void(const Caller& caller, const std::string& method, const grpc::Status&)>
       on_refusal;
 
+  // Counts reloads: an open stream compares it each cycle and rechecks its caller (still
+  // not revoked, still the role the method needs) when it moves.
+  std::uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
+  // Why `caller` may no longer use `method` (revoked, or its role now short of it); "" when
+  // it still may.
+  std::string recheck(const Caller& caller, std::string_view method) const;
+
   // Re-reads roles, CRL and certificates; returns what is now in force. Throws
   // std::runtime_error (and keeps the previous configuration) when any file is bad.
   std::string reload();
@@ -85,6 +97,7 @@ class SiteSecurity {
   std::string staging_;  // private directory of the certificate copies gRPC watches
   mutable std::mutex mutex_;
   std::shared_ptr<const Configuration> configuration_;
+  std::atomic<std::uint64_t> generation_{0};
 };
 
 }  // namespace tether::remote::server

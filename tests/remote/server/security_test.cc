@@ -438,6 +438,50 @@ TEST_F(SecureSiteTest, SighupReloadsRolesRevocationsAndTheSiteCertificate) {
   EXPECT_TRUE(stub(person("operator"))->ListTasks(context().get(), {}, &listed).ok());
 }
 
+TEST_F(SecureSiteTest, AReloadEndsTheOpenStreamsOfARevokedOrDemotedCaller) {
+  start_remote();
+  auto as_operator = stub(person("operator"));
+  auto as_observer = stub(person("observer"));
+  v1::AcquireControlReply acquired;
+  ASSERT_TRUE(as_operator->AcquireControl(context().get(), {}, &acquired).ok());
+  grpc::ClientContext teleop_context;
+  auto teleop = as_operator->Teleoperate(&teleop_context);
+  v1::ForceReflection reflection;
+  ASSERT_TRUE(teleop->Read(&reflection));
+  grpc::ClientContext telemetry_context;
+  v1::TelemetryRequest request;
+  request.set_decimation(10);
+  auto telemetry = as_observer->StreamTelemetry(&telemetry_context, request);
+  v1::Telemetry sample;
+  ASSERT_TRUE(telemetry->Read(&sample));
+
+  // While the stream holds the lease, releasing it beside the stream is refused.
+  v1::ReleaseControlReply released;
+  const grpc::Status refused = as_operator->ReleaseControl(context().get(), {}, &released);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << refused.error_message();
+
+  // The operator's certificate is revoked and the observer loses their role.
+  make_pki({"revoke", pki_.string(), "operator"});
+  {
+    std::ofstream roles(pki_ / "roles.txt");
+    roles << "admin admin\n";
+  }
+  reload();
+  while (teleop->Read(&reflection)) {
+  }
+  const grpc::Status teleop_end = teleop->Finish();
+  EXPECT_EQ(teleop_end.error_code(), grpc::StatusCode::UNAUTHENTICATED)
+      << teleop_end.error_message();
+  EXPECT_NE(teleop_end.error_message().find("revoked"), std::string::npos);
+  while (telemetry->Read(&sample)) {
+  }
+  const grpc::Status telemetry_end = telemetry->Finish();
+  EXPECT_EQ(telemetry_end.error_code(), grpc::StatusCode::PERMISSION_DENIED)
+      << telemetry_end.error_message();
+  // The lease went with the stream: the arm is free for another operator.
+  EXPECT_EQ(status().controller(), "");
+}
+
 TEST_F(SecureSiteTest, AnAdminTakesTheLeaseOverTheHolderIsToldAndItIsAudited) {
   start_remote();
   auto as_operator = stub(person("operator"));
@@ -751,6 +795,15 @@ TEST(SecureSiteStartTest, RefusesToServeWithoutCertificatesOrPlaintextOffLoopbac
   }
   {
     ChildProcess remote(TETHER_REMOTE_BINARY, {"--serve", "0.0.0.0:0", "--insecure"}, log.string());
+    const int status = remote.wait_for(20s);
+    EXPECT_TRUE(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) != 0);
+    EXPECT_NE(read_file(log).find("only on a loopback address"), std::string::npos)
+        << read_file(log);
+  }
+  {
+    // A name that merely starts like a loopback address is not one.
+    ChildProcess remote(TETHER_REMOTE_BINARY, {"--serve", "127.lab.example:0", "--insecure"},
+                        log.string());
     const int status = remote.wait_for(20s);
     EXPECT_TRUE(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) != 0);
     EXPECT_NE(read_file(log).find("only on a loopback address"), std::string::npos)
