@@ -24,6 +24,7 @@
 #   ca/                                 the CA's key and database: keep it off the sites
 # Keys are EC P-256, readable by their owner only.
 set -euo pipefail
+umask 077  # keys (and the CA's database) readable by their owner only, from the start
 
 usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 die() { echo "make-pki.sh: $*" >&2; exit 1; }
@@ -141,7 +142,7 @@ set_role() {
   local name=$1 role=$2
   local roles=$dir/roles.txt
   touch "$roles"
-  grep -v -E "^$name[[:space:]]" "$roles" >"$roles.new" || true
+  awk -v n="$name" '$1 != n' "$roles" >"$roles.new"
   if [ -n "$role" ]; then printf '%s %s\n' "$name" "$role" >>"$roles.new"; fi
   mv "$roles.new" "$roles"
 }

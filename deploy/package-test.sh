@@ -12,7 +12,10 @@ site=ci-package
 work=$(mktemp -d)
 remote_pid=""
 cleanup() {
-  [ -n "$remote_pid" ] && kill "$remote_pid" 2>/dev/null && wait "$remote_pid" 2>/dev/null
+  if [ -n "$remote_pid" ]; then
+    kill -KILL "$remote_pid" 2>/dev/null || true
+    wait "$remote_pid" 2>/dev/null || true
+  fi
   dpkg --purge tether >/dev/null 2>&1 || true
   rm -f "/etc/tether/$site.conf"
   rm -rf "$work"
@@ -22,7 +25,7 @@ fail() { echo "package-test: FAIL: $*"; [ -f "$work/remote.log" ] && cat "$work/
 [ "$(id -u)" -eq 0 ] || fail "needs root to install the package (dpkg)"
 
 (cd "$build" && cpack -G DEB >"$work/cpack.log" 2>&1) || { cat "$work/cpack.log"; fail "cpack"; }
-deb=$(ls "$build"/tether_*_amd64.deb)
+deb=$(ls -t "$build"/tether_*_amd64.deb | head -1)
 echo "package-test: built $(basename "$deb") ($(du -h "$deb" | cut -f1))"
 dpkg-deb --contents "$deb" | awk '{ print $6 }' >"$work/contents"
 for path in ./usr/bin/tether-remote ./usr/bin/tether ./usr/bin/tether-ground ./usr/bin/tether-make-pki \
@@ -49,7 +52,9 @@ fi
 
 # Credentials with the installed tool; the site's configuration where the unit reads it.
 tether-make-pki init "$work/pki" --site "$site" --person packager=operator >/dev/null
-chmod -R a+rX "$work/pki"  # the unit's user reads the site's files
+# The unit's user reads the site's files (and only those: not the CA's key, not people's).
+chmod a+x "$work/pki" "$work/pki/sites"
+chmod a+r "$work/pki/ca.pem" "$work/pki/crl.pem" "$work/pki/roles.txt" "$work/pki/sites/$site.pem"
 chgrp tether "$work/pki/sites/$site.key" && chmod 0640 "$work/pki/sites/$site.key"
 cat >"/etc/tether/$site.conf" <<CONF
 serve = "127.0.0.1:0"
@@ -83,7 +88,8 @@ console upload /usr/share/tether/tasks/door_force.textproto --scene door >/dev/n
   fail "tether upload"
 console start door_force --wait-seconds 1 || fail "tether start"
 console stop >/dev/null || fail "tether stop"
-console audit | grep -q "packager (operator)  StartTask  door_force@1  OK" || fail "tether audit"
+trail=$(console audit) || fail "tether audit"
+grep -q "packager (operator)  StartTask  door_force@1  OK" <<<"$trail" || fail "tether audit: $trail"
 [ -s "/var/lib/tether/$site/door_force.textproto" ] || fail "the task was not stored in the state directory"
 kill -TERM "$remote_pid"
 wait "$remote_pid" || fail "the installed tether-remote did not end cleanly on SIGTERM"
