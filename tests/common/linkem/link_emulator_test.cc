@@ -164,7 +164,9 @@ TEST(LinkEmulator, JittersWithinItsBoundsAndKeepsTheOrderAsTcpDoes) {
                 *std::min_element(trips.begin(), trips.end()) * 1e3, mean * 1e3,
                 *std::max_element(trips.begin(), trips.end()) * 1e3, std::sqrt(variance) * 1e3);
     EXPECT_GE(*std::min_element(trips.begin(), trips.end()), 0.050 - bound - 1e-4);
-    EXPECT_LE(percentile(trips, 99), 0.050 + bound + 1e-3);
+    // The bound's own precision is the delay test's subject; here a few milliseconds of
+    // scheduling on a busy machine are allowed on top of the jitter's bound.
+    EXPECT_LE(percentile(trips, 99), 0.050 + bound + 3e-3);
     EXPECT_GT(std::sqrt(variance), profile.up.jitter * 0.3) << "no jitter was applied";
   }
 }
