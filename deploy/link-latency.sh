@@ -36,10 +36,12 @@ session() {
   [ -s "$work/port" ] || { cat "$work/remote.log"; exit 1; }
   addr=127.0.0.1:$(cat "$work/port")
   "$build/local_site/apps/tether" --remote "$addr" "${client[@]}" upload \
-    remote_site/tasks/door_shared.textproto --no-preview >/dev/null
+    remote_site/tasks/door_shared.textproto --no-preview >"$work/session.log" 2>&1 ||
+    { echo "link latency: upload failed ($mode run $n)"; cat "$work/session.log"; exit 1; }
   "$build/local_site/apps/tether-ground" --site remote="$addr" "${client[@]}" \
     --start door_shared --device script:local_site/scripts/door_swing.hcscript \
-    --duration "$seconds" --report "$work/$mode.$n" >/dev/null
+    --duration "$seconds" --report "$work/$mode.$n" >"$work/session.log" 2>&1 ||
+    { echo "link latency: the session failed ($mode run $n)"; cat "$work/session.log"; exit 1; }
   kill -TERM "$remote_pid"
   wait "$remote_pid" || true
   remote_pid=""
