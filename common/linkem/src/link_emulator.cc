@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "jitter.h"
+
 namespace tether::linkem {
 
 namespace {
@@ -93,12 +95,7 @@ struct LinkEmulator::Impl : std::enable_shared_from_this<LinkEmulator::Impl> {
   }
 
   double jitter_sample(const DirectionProfile& d) {
-    if (d.jitter <= 0.0) return 0.0;
-    if (d.distribution == Jitter::kUniform) {
-      return std::uniform_real_distribution<double>(-d.jitter, d.jitter)(random);
-    }
-    const double x = std::normal_distribution<double>(0.0, d.jitter)(random);
-    return std::clamp(x, -std::min(3.0 * d.jitter, d.delay), 3.0 * d.jitter);
+    return sample_jitter(d.delay, d.jitter, d.distribution, random);
   }
 
   void accept();

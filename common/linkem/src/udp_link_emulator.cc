@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "jitter.h"
+
 namespace tether::linkem {
 
 namespace {
@@ -130,12 +132,7 @@ struct UdpLinkEmulator::Impl : std::enable_shared_from_this<UdpLinkEmulator::Imp
       return;
     }
     double delay = d.delay;
-    if (d.jitter > 0.0) {
-      delay += d.distribution == Jitter::kUniform
-                   ? std::uniform_real_distribution<double>(-d.jitter, d.jitter)(random)
-                   : std::clamp(std::normal_distribution<double>(0.0, d.jitter)(random),
-                                -std::min(3.0 * d.jitter, d.delay), 3.0 * d.jitter);
-    }
+    delay += sample_jitter(d.delay, d.jitter, d.distribution, random);
     const bool reordered = uniform() < d.reorder;
     if (reordered) delay += d.reorder_delay;
     const bool duplicated = uniform() < d.duplicate;
