@@ -49,16 +49,16 @@ int main(int argc, char** argv) {
       ->required();
   app.add_option("--delay", delay, "one-way delay, both directions (default 0)")
       ->option_text("T")
-      ->transform(cli::Seconds(0.0, 100.0));
+      ->transform(cli::SecondsOrZero(100.0));
   app.add_option("--up-delay", up_delay, "ground -> site delay (default --delay)")
       ->option_text("T")
-      ->transform(cli::Seconds(0.0, 100.0));
+      ->transform(cli::SecondsOrZero(100.0));
   app.add_option("--down-delay", down_delay, "site -> ground delay (default --delay)")
       ->option_text("T")
-      ->transform(cli::Seconds(0.0, 100.0));
+      ->transform(cli::SecondsOrZero(100.0));
   app.add_option("--jitter", jitter, "jitter, both directions: uniform half-width or normal sigma")
       ->option_text("T")
-      ->transform(cli::Seconds(0.0, 100.0));
+      ->transform(cli::SecondsOrZero(100.0));
   app.add_option("--distribution", distribution, "jitter distribution: uniform (default) or normal")
       ->check(CLI::IsMember({"uniform", "normal"}));
   app.add_option("--bandwidth", bandwidth, "rate limit, both directions, e.g. 1Mbit/s, 100kB/s")

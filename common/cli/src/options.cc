@@ -266,6 +266,24 @@ Seconds::Seconds(double min_seconds, double max_seconds)
   });
 }
 
+SecondsOrZero::SecondsOrZero(double max_seconds)
+    : CLI::Validator("TIME in [0, " + format_number(max_seconds) + "] s") {
+  func_ = validate_with([=](const std::string& text) {
+    std::size_t used = 0;
+    const std::optional<double> number = read_double(text, used);
+    if (number && *number == 0.0) {
+      const std::string_view unit = std::string_view(text).substr(used);
+      if (unit.empty() || unit == "s" || unit == "ms" || unit == "us") return std::string("0");
+    }
+    try {
+      return format_number(parse_seconds(text, 0.0, max_seconds));
+    } catch (const std::invalid_argument&) {
+      throw std::invalid_argument(in_quotes(text) + ": expected a time in [0, " +
+                                  format_number(max_seconds) + "] s, e.g. 0, 10s, 500ms");
+    }
+  });
+}
+
 Count::Count(std::int64_t min, std::int64_t max)
     : CLI::Validator("INT in [" + std::to_string(min) + ", " + std::to_string(max) + "]") {
   func_ = validate_with(

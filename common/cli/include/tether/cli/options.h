@@ -83,6 +83,12 @@ class Seconds : public CLI::Validator {
   explicit Seconds(double min_seconds = 0.0, double max_seconds = kMaxSeconds);
 };
 
+// A time in [0, max_seconds]: a delay or a jitter, where none is a meaningful setting.
+class SecondsOrZero : public CLI::Validator {
+ public:
+  explicit SecondsOrZero(double max_seconds = kMaxSeconds);
+};
+
 class Count : public CLI::Validator {
  public:
   Count(std::int64_t min, std::int64_t max);
