@@ -54,6 +54,35 @@ v1::TeleopMode from_teleop_mode(TeleopMode mode) {
   return v1::TELEOP_MODE_UNSPECIFIED;
 }
 
+ReflectionMethod to_reflection_method(v1::ReflectionMethod m, const std::string& path) {
+  switch (m) {
+    case v1::REFLECTION_METHOD_UNSPECIFIED:
+    case v1::REFLECTION_METHOD_NONE:
+      return ReflectionMethod::kNone;
+    case v1::REFLECTION_METHOD_PASSIVITY:
+      return ReflectionMethod::kPassivity;
+    case v1::REFLECTION_METHOD_WAVE:
+      return ReflectionMethod::kWave;
+    default:
+      break;
+  }
+  throw ConversionError(path, " = " + std::to_string(static_cast<int>(m)) +
+                                  ": unknown value; use REFLECTION_METHOD_NONE, "
+                                  "REFLECTION_METHOD_PASSIVITY or REFLECTION_METHOD_WAVE");
+}
+
+v1::ReflectionMethod from_reflection_method(ReflectionMethod method) {
+  switch (method) {
+    case ReflectionMethod::kNone:
+      return v1::REFLECTION_METHOD_NONE;
+    case ReflectionMethod::kPassivity:
+      return v1::REFLECTION_METHOD_PASSIVITY;
+    case ReflectionMethod::kWave:
+      return v1::REFLECTION_METHOD_WAVE;
+  }
+  return v1::REFLECTION_METHOD_UNSPECIFIED;
+}
+
 ResolverKind to_resolver_kind(v1::ResolverKind k, const std::string& path) {
   switch (k) {
     case v1::RESOLVER_KIND_UNSPECIFIED:

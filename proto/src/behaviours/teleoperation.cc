@@ -37,6 +37,38 @@ void read_parameters(const v1::TeleoperationParameters& m, TeleoperationParamete
   if (m.has_stall_timeout_s()) {
     p.stall_timeout = finite(m.stall_timeout_s(), "teleoperation.stall_timeout_s");
   }
+  if (m.has_max_playout_delay_s()) {
+    p.max_playout_delay = finite(m.max_playout_delay_s(), "teleoperation.max_playout_delay_s");
+  }
+  p.hold_all_when_disabled = m.hold_all_when_disabled();
+  if (m.has_reflection()) {
+    const v1::ReflectionParameters& r = m.reflection();
+    p.reflection = to_reflection_method(r.method(), "teleoperation.reflection.method");
+    if (r.has_wave_impedance_translation()) {
+      p.wave_impedance.translation = finite(r.wave_impedance_translation(),
+                                            "teleoperation.reflection.wave_impedance_translation");
+    }
+    if (r.has_wave_impedance_rotation()) {
+      p.wave_impedance.rotation =
+          finite(r.wave_impedance_rotation(), "teleoperation.reflection.wave_impedance_rotation");
+    }
+    if (r.has_drift_time_constant_s()) {
+      p.drift.time_constant =
+          finite(r.drift_time_constant_s(), "teleoperation.reflection.drift_time_constant_s");
+    }
+    if (r.has_drift_energy_share()) {
+      p.drift.energy_share =
+          finite(r.drift_energy_share(), "teleoperation.reflection.drift_energy_share");
+    }
+    if (r.has_drift_max_speed_m_s()) {
+      p.drift.max_speed_translation =
+          finite(r.drift_max_speed_m_s(), "teleoperation.reflection.drift_max_speed_m_s");
+    }
+    if (r.has_drift_max_speed_rad_s()) {
+      p.drift.max_speed_rotation =
+          finite(r.drift_max_speed_rad_s(), "teleoperation.reflection.drift_max_speed_rad_s");
+    }
+  }
 }
 
 void write_parameters(const TeleoperationParameters& p, v1::TaskParameters& out) {
@@ -56,6 +88,30 @@ void write_parameters(const TeleoperationParameters& p, v1::TaskParameters& out)
                                  [&m] { return m()->mutable_screen_r_hc_base(); });
   write_rotation_if_not_identity(p.world_R_eye, [&m] { return m()->mutable_world_r_eye(); });
   if (p.stall_timeout != d.stall_timeout) m()->set_stall_timeout_s(p.stall_timeout);
+  if (p.max_playout_delay != d.max_playout_delay) {
+    m()->set_max_playout_delay_s(p.max_playout_delay);
+  }
+  if (p.hold_all_when_disabled) m()->set_hold_all_when_disabled(true);
+  const auto r = [&m] { return m()->mutable_reflection(); };
+  if (p.reflection != d.reflection) r()->set_method(from_reflection_method(p.reflection));
+  if (p.wave_impedance.translation != d.wave_impedance.translation) {
+    r()->set_wave_impedance_translation(p.wave_impedance.translation);
+  }
+  if (p.wave_impedance.rotation != d.wave_impedance.rotation) {
+    r()->set_wave_impedance_rotation(p.wave_impedance.rotation);
+  }
+  if (p.drift.time_constant != d.drift.time_constant) {
+    r()->set_drift_time_constant_s(p.drift.time_constant);
+  }
+  if (p.drift.energy_share != d.drift.energy_share) {
+    r()->set_drift_energy_share(p.drift.energy_share);
+  }
+  if (p.drift.max_speed_translation != d.drift.max_speed_translation) {
+    r()->set_drift_max_speed_m_s(p.drift.max_speed_translation);
+  }
+  if (p.drift.max_speed_rotation != d.drift.max_speed_rotation) {
+    r()->set_drift_max_speed_rad_s(p.drift.max_speed_rotation);
+  }
 }
 
 }  // namespace tether::proto

@@ -618,12 +618,20 @@ class TeleopReactor final
   void OnReadDone(bool ok) override {
     const server::CallbackScope order(this, &in_);
     if (!ok) {
+      // The ground closed its side: the session ended, which is an end and not a stall.
+      // The motion already sent still plays out; a stop is the ground's to send.
+      HandControllerSample end;
+      end.end = true;
+      if (!site_.queue.push(end)) site_.teleop_queue_full.fetch_add(1);
       finish(Status::OK);
       return;
     }
     ++received_;
     HandControllerSample sample;
     std::string problem = server::from_wire(in_, base_, sample);
+    sample.arrival_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                            std::chrono::steady_clock::now().time_since_epoch())
+                            .count();
     if (problem.empty() && in_.ByteSizeLong() > server::max_request_bytes("Teleoperate")) {
       problem = std::to_string(in_.ByteSizeLong()) + " bytes: at most " +
                 std::to_string(server::max_request_bytes("Teleoperate"));

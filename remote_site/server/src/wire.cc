@@ -26,7 +26,28 @@ void to_wire(const TeleoperationCounters& counters, std::uint64_t sequence_base,
   out->set_duplicates(counters.duplicates);
   out->set_last_sequence(
       counters.last_sequence > sequence_base ? counters.last_sequence - sequence_base : 0);
+  out->set_discarded(counters.discarded);
+  out->set_enabled(counters.enabled);
+  out->set_ended(counters.ended);
+  out->set_stall_bound_s(counters.stall_bound);
+  out->set_playout_delay_s(counters.playout_delay);
 }
+
+namespace {
+
+void to_wire(const PortEnergies& e, v1::PortEnergies* out) {
+  out->set_in_j(e.in);
+  out->set_out_j(e.out);
+  out->set_observed_j(e.observed);
+  out->set_dissipated_j(e.dissipated);
+}
+
+void to_wire(const ChannelEnergies& e, v1::ChannelEnergies* out) {
+  to_wire(e.master, out->mutable_master());
+  to_wire(e.slave, out->mutable_slave());
+}
+
+}  // namespace
 
 std::vector<v1::Behaviour> enabled_behaviours(const TaskParameters& task) {
   std::vector<v1::Behaviour> out;
@@ -62,6 +83,7 @@ void to_wire(const CycleTelemetry& c, const std::string& task_name,
   timing->set_compute_s(c.compute_time);
   timing->set_wakeup_latency_s(c.wakeup_latency);
   to_wire(c.teleoperation, 0, out->mutable_teleoperation());
+  to_wire(c.channel, out->mutable_channel());
   out->clear_aux();
   for (double a : c.aux) out->add_aux(a);
   v1::ResolverTelemetry* r = out->mutable_resolver();
@@ -90,9 +112,24 @@ void to_reflection(const CycleTelemetry& c, std::uint64_t sequence_base, v1::For
   out->set_state(proto::from_executor_state(c.state));
   to_wire(c.breach, out->mutable_breach());
   to_wire(c.teleoperation, sequence_base, out->mutable_teleoperation());
+  out->set_reflection(proto::from_reflection_method(c.reflection));
+  out->set_slave_in_j(c.channel.slave.in);
+  proto::from_wrench(c.return_wave, out->mutable_return_wave());
+  v1::Twist* b = out->mutable_wave_impedance();
+  b->mutable_linear()->set_x(c.wave_impedance.translation);
+  b->mutable_angular()->set_x(c.wave_impedance.rotation);
+  to_wire(c.channel, out->mutable_channel());
+  out->set_increment_arrival_ns(ours ? c.teleoperation.last_arrival_ns : 0);
+  out->set_remote_time_ns(c.steady_ns);
 }
 
 namespace {
+
+// Bounds on what an increment may carry for the reflection channel: an energy beyond 1 MJ
+// or a wave beyond 1000 √W (a 1 m/s hand motion on a 500 kN·s/m wave impedance) is no
+// hand controller's.
+constexpr double kMaxChannelEnergy = 1e6;  // [J]
+constexpr double kMaxWave = 1e3;           // [√W]
 
 std::string check_vector(const v1::Vector3& v, const char* field, double limit, const char* unit,
                          Vector3& out) {
@@ -139,6 +176,34 @@ std::string from_wire(const v1::TeleopIncrement& in, std::uint64_t sequence_base
   out.arm_angle_increment = in.arm_angle_rad();
   out.deadman = in.deadman();
   out.ground_time_ns = in.ground_time_ns();
+  for (const auto& [value, field] :
+       {std::pair{in.master_in_j(), "master_in_j"},
+        std::pair{in.master_observed_j(), "master_observed_j"},
+        std::pair{in.master_dissipated_j(), "master_dissipated_j"}}) {
+    if (!std::isfinite(value) || std::abs(value) > kMaxChannelEnergy) {
+      return fmt::format("{} = {}; allowed −{} … {} J", field, value, kMaxChannelEnergy,
+                         kMaxChannelEnergy);
+    }
+  }
+  if (in.master_in_j() < 0.0 || in.master_dissipated_j() < 0.0) {
+    return fmt::format("master_in_j = {}, master_dissipated_j = {}: cumulative energies are ≥ 0",
+                       in.master_in_j(), in.master_dissipated_j());
+  }
+  out.master_in = in.master_in_j();
+  out.master_observed = in.master_observed_j();
+  out.master_dissipated = in.master_dissipated_j();
+  Vector3 wave_force;
+  Vector3 wave_torque;
+  if (std::string e = check_vector(in.wave().force(), "wave.force", kMaxWave, "√W", wave_force);
+      !e.empty()) {
+    return e;
+  }
+  if (std::string e =
+          check_vector(in.wave().torque(), "wave.torque", kMaxWave, "√W", wave_torque);
+      !e.empty()) {
+    return e;
+  }
+  out.wave << wave_force, wave_torque;
   if (in.mode() == v1::TELEOP_MODE_UNSPECIFIED) {
     out.mode.reset();
   } else {

@@ -194,6 +194,11 @@ TaskParameters full_task() {
   t.teleoperation.screen_R_hc_base = so3_exp(Vector3(-0.4, 0.1, 0.0));
   t.teleoperation.world_R_eye = so3_exp(Vector3(1.0, -1.0, 0.5));
   t.teleoperation.stall_timeout = 0.25;
+  t.teleoperation.max_playout_delay = 0.4;
+  t.teleoperation.hold_all_when_disabled = true;
+  t.teleoperation.reflection = ReflectionMethod::kWave;
+  t.teleoperation.wave_impedance = WaveImpedance{80.0, 8.0};
+  t.teleoperation.drift = DriftCompensation{0.7, 0.3, 0.02, 0.1};
   t.force_control.enabled = true;
   t.force_control.reference_wrench << 1, 2, 3, 18, 0.5, 0.25;
   t.joint_limit_avoidance.enabled = true;
@@ -301,6 +306,15 @@ void expect_same_task(const TaskParameters& a, const TaskParameters& b) {
   EXPECT_SAME_ROTATION(teleoperation.screen_R_hc_base);
   EXPECT_SAME_ROTATION(teleoperation.world_R_eye);
   EXPECT_SAME(teleoperation.stall_timeout);
+  EXPECT_SAME(teleoperation.max_playout_delay);
+  EXPECT_SAME(teleoperation.hold_all_when_disabled);
+  EXPECT_SAME(teleoperation.reflection);
+  EXPECT_SAME(teleoperation.wave_impedance.translation);
+  EXPECT_SAME(teleoperation.wave_impedance.rotation);
+  EXPECT_SAME(teleoperation.drift.time_constant);
+  EXPECT_SAME(teleoperation.drift.energy_share);
+  EXPECT_SAME(teleoperation.drift.max_speed_translation);
+  EXPECT_SAME(teleoperation.drift.max_speed_rotation);
   EXPECT_SAME(force_control.enabled);
   EXPECT_SAME(force_control.reference_wrench);
   EXPECT_SAME(joint_limit_avoidance.enabled);

@@ -121,10 +121,192 @@ TEST_F(TeleopFixture, TeleopWrenchMovesToTheMotionOrigin) {
 TEST_F(TeleopFixture, StallsWhenNoSampleArrivesWithinTheTimeout) {
   params.stall_timeout = 0.05;
   send(1, Vector6::Zero());
-  context.time = 0.01;
+  context.elapsed = 0.01;
+  context.time = 0.5;  // the task's (pausable) time does not drive the stall clock
   teleop.update(params, context, out);
   EXPECT_FALSE(teleop.stalled(params, 0.06));
   EXPECT_TRUE(teleop.stalled(params, 0.0601));
+}
+
+// A stream at 1 kHz: sample k sampled at k ms on the ground, arriving at `arrival_ms`.
+struct PacedStream {
+  TeleopFixture& f;
+  std::uint64_t sequence = 0;
+  void send_at(double ground_ms, double arrival_ms, const Vector6& increment,
+               bool deadman = true) {
+    HandControllerSample s;
+    s.sequence = ++sequence;
+    s.increment = increment;
+    s.deadman = deadman;
+    s.ground_time_ns = static_cast<std::uint64_t>(std::llround(ground_ms * 1e6)) + 1'000'000'000;
+    s.arrival_ns = static_cast<std::int64_t>(std::llround(arrival_ms * 1e6)) + 5'000'000'000;
+    ASSERT_TRUE(f.queue.push(s));
+  }
+  // One control cycle at `now_ms` on the remote; returns the increment applied [m along x].
+  double cycle(double now_ms) {
+    f.context.elapsed = now_ms * 1e-3;
+    f.context.steady_ns = static_cast<std::int64_t>(std::llround(now_ms * 1e6)) + 5'000'000'000;
+    f.out.clear();
+    f.teleop.update(f.params, f.context, f.out);
+    return f.out.force[0] / f.params.gain[0] * f.context.dt;
+  }
+};
+
+TEST_F(TeleopFixture, ABurstHeldBackByTheLinkIsPlayedOutAtThePaceItWasSampled) {
+  PacedStream stream{*this};
+  Vector6 inc = Vector6::Zero();
+  inc[0] = 1e-5;
+  // Two seconds of a link with 100 ms delay whose arrivals bunch up every 50 ms (a TCP
+  // stream behind a late segment), then the same pattern goes on while we measure.
+  double largest = 0.0;
+  double total = 0.0;
+  int sent = 0;
+  for (int ms = 0; ms < 4000; ++ms) {
+    if (ms >= 100 && (ms - 100) % 50 == 49) {
+      // Every 50 ms the 50 samples sampled over the last 50 ms arrive at once.
+      for (int k = ms - 100 - 49; k <= ms - 100; ++k) {
+        stream.send_at(k, ms, inc);
+        ++sent;
+      }
+    }
+    const double applied = stream.cycle(ms);
+    total += applied;
+    if (ms >= 2000) largest = std::max(largest, applied);
+  }
+  // Once the jitter is learned, each cycle plays out about one sample, never the burst.
+  EXPECT_LE(largest, 2.0 * 1e-5 + 1e-15);
+  EXPECT_GT(teleop.counters().playout_delay, 0.040);
+  EXPECT_LE(teleop.counters().playout_delay, params.max_playout_delay);
+  for (int ms = 4000; ms < 4300; ++ms) total += stream.cycle(ms);
+  // None lost, none applied twice.
+  EXPECT_NEAR(total, 1e-5 * sent, 1e-12);
+  EXPECT_EQ(teleop.counters().applied, static_cast<std::uint64_t>(sent));
+  EXPECT_EQ(teleop.counters().lost, 0u);
+}
+
+TEST_F(TeleopFixture, WithoutAPlayoutBufferABurstIsAppliedAsItArrives) {
+  params.max_playout_delay = 0.0;
+  PacedStream stream{*this};
+  Vector6 inc = Vector6::Zero();
+  inc[0] = 1e-5;
+  for (int k = 0; k < 50; ++k) stream.send_at(k, 60, inc);
+  EXPECT_NEAR(stream.cycle(60), 50 * 1e-5, 1e-15);
+}
+
+TEST_F(TeleopFixture, ReleasingTheSwitchZeroesTheInputAtOnceAndDropsTheWaitingMotion) {
+  PacedStream stream{*this};
+  Vector6 inc = Vector6::Zero();
+  inc[0] = 1e-5;
+  // Learn a 30 ms jitter, then leave 20 samples waiting in the playout buffer.
+  for (int ms = 0; ms < 1000; ++ms) {
+    stream.send_at(ms, ms + 10 + (ms % 100 == 0 ? 30 : 0), inc);
+    stream.cycle(ms + 10);
+  }
+  for (int k = 1000; k < 1020; ++k) stream.send_at(k, 1020, inc);
+  stream.send_at(1020, 1020, Vector6::Zero(), false);
+  EXPECT_EQ(stream.cycle(1020), 0.0);
+  EXPECT_FALSE(teleop.operator_enabled());
+  EXPECT_GT(teleop.counters().discarded, 0u);
+  // Disabled, the heartbeats keep the stream alive and move nothing.
+  for (int ms = 1021; ms < 1500; ++ms) {
+    stream.send_at(ms, ms + 10, inc, false);
+    EXPECT_EQ(stream.cycle(ms + 10), 0.0);
+  }
+  EXPECT_FALSE(teleop.stalled(params, 1.51));
+  // Enabled again: motion resumes, no reset needed.
+  double moved = 0.0;
+  for (int ms = 1500; ms < 1700; ++ms) {
+    stream.send_at(ms, ms + 10, inc);
+    moved += stream.cycle(ms + 10);
+  }
+  EXPECT_TRUE(teleop.operator_enabled());
+  EXPECT_GT(moved, 100 * 1e-5);
+}
+
+TEST_F(TeleopFixture, TheStallBoundFollowsTheArrivalJitterUpToItsCap) {
+  params.stall_timeout = 0.1;
+  PacedStream stream{*this};
+  // Arrivals every 1 ms: the task's own timeout is the bound.
+  for (int ms = 0; ms < 500; ++ms) {
+    stream.send_at(ms, ms + 1000, Vector6::Zero());  // a long but steady link is no stall
+    stream.cycle(ms + 1000);
+  }
+  EXPECT_DOUBLE_EQ(teleop.stall_bound(params), 0.1);
+  EXPECT_FALSE(teleop.stalled(params, 1.5));
+  // Gaps of 150 ms (a jittery 1 s link): the bound grows to twice the largest gap.
+  double t = 1500;
+  for (int k = 0; k < 10; ++k) {
+    t += 150;
+    stream.send_at(t - 1000, t, Vector6::Zero());
+    stream.cycle(t);
+  }
+  EXPECT_NEAR(teleop.stall_bound(params), 0.3, 0.01);
+  EXPECT_FALSE(teleop.stalled(params, t * 1e-3 + 0.25));
+  EXPECT_TRUE(teleop.stalled(params, t * 1e-3 + 0.31));
+  // Never beyond the cap, whatever the gaps.
+  t += 5000;
+  stream.send_at(t - 1000, t, Vector6::Zero());
+  stream.cycle(t);
+  EXPECT_DOUBLE_EQ(teleop.stall_bound(params), kMaxStallBound);
+}
+
+TEST_F(TeleopFixture, AStreamThatEndsCleanlyIsAnEndAndNotAStall) {
+  PacedStream stream{*this};
+  Vector6 inc = Vector6::Zero();
+  inc[0] = 1e-5;
+  for (int ms = 0; ms < 100; ++ms) {
+    stream.send_at(ms, ms, inc);
+    stream.cycle(ms);
+  }
+  HandControllerSample end;
+  end.end = true;
+  ASSERT_TRUE(queue.push(end));
+  stream.cycle(100);
+  EXPECT_TRUE(teleop.counters().ended);
+  EXPECT_FALSE(teleop.stalled(params, 10.0));
+  // A new stream sends: the stall clock runs again.
+  stream.send_at(200, 200, inc);
+  stream.cycle(200);
+  EXPECT_FALSE(teleop.counters().ended);
+  EXPECT_TRUE(teleop.stalled(params, 0.5));
+}
+
+TEST_F(TeleopFixture, ThePassivityMethodDrivesNoMoreEnergyIntoTheEnvironmentThanTheHandPutIn) {
+  params.reflection = ReflectionMethod::kPassivity;
+  teleop.reset(params, context);
+  // A wall pushes back along x with 50 N while the operator drives into it, but the
+  // ground has reported only 0.01 J into the channel so far.
+  context.measured_wrench << 50, 0, 0, 0, 0, 0;
+  PacedStream stream{*this};
+  Vector6 inc = Vector6::Zero();
+  inc[0] = 1e-5;  // 10 mm/s
+  double energy_out = 0.0;
+  for (int ms = 0; ms < 200; ++ms) {
+    HandControllerSample s;
+    s.sequence = ms + 1;
+    s.increment = inc;
+    s.master_in = 0.01;
+    ASSERT_TRUE(queue.push(s));
+    const double moved = stream.cycle(ms);
+    energy_out += 50.0 * moved;
+  }
+  EXPECT_LE(energy_out, 0.01 + 1e-9);
+  EXPECT_GE(teleop.energies().slave.observed, -1e-9);
+  EXPECT_GT(teleop.energies().slave.dissipated, 0.0);
+  // Without it, the same drive puts 0.1 J into the wall.
+  params.reflection = ReflectionMethod::kNone;
+  teleop.reset(params, context);
+  double plain = 0.0;
+  for (int ms = 0; ms < 200; ++ms) {
+    HandControllerSample s;
+    s.sequence = 1000 + ms;
+    s.increment = inc;
+    s.master_in = 0.01;
+    ASSERT_TRUE(queue.push(s));
+    plain += 50.0 * stream.cycle(ms);
+  }
+  EXPECT_NEAR(plain, 50.0 * 200 * 1e-5, 1e-9);
+  EXPECT_LT(teleop.energies().slave.observed, -0.08);
 }
 
 }  // namespace

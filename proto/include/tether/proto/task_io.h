@@ -36,6 +36,7 @@ class KinematicModel;
 namespace tether::v1 {
 class TaskParameters;
 enum TeleopMode : int;
+enum ReflectionMethod : int;
 enum ResolverKind : int;
 }  // namespace tether::v1
 
@@ -54,6 +55,8 @@ v1::TaskParameters from_task(const TaskParameters& task);
 // ConversionError naming `path`.
 TeleopMode to_teleop_mode(v1::TeleopMode mode, const std::string& path);
 v1::TeleopMode from_teleop_mode(TeleopMode mode);
+ReflectionMethod to_reflection_method(v1::ReflectionMethod method, const std::string& path);
+v1::ReflectionMethod from_reflection_method(ReflectionMethod method);
 
 // Resolver kinds, shared by the task schema and telemetry; RESOLVER_KIND_UNSPECIFIED is
 // DLS, an unknown value throws ConversionError naming `path`.

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include <time.h>
+
 #include "tether/common/dls.h"
 #include "tether/common/motion_space.h"
 #include "tether/common/spatial.h"
@@ -13,6 +15,14 @@
 namespace tether::remote {
 
 namespace {
+
+// This cycle's CLOCK_MONOTONIC [ns], the clock the teleoperation stream's arrivals are
+// stamped with (a vDSO read: no system call, no allocation).
+std::int64_t steady_now_ns() noexcept {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
 
 constexpr double kGravity = 9.81;  // [m/s²], along −z of BASE
 
@@ -139,10 +149,13 @@ void Executor::start_task(Submission* submission, const ArmState& arm) noexcept 
   }
   impedance_.perturbation.setZero();
   task_time_ = 0.0;
+  behaviour_time_ = 0.0;
   offset_position_.setZero();
   offset_rotation_.setIdentity();
   offset_arm_angle_ = 0.0;
   context_.time = 0.0;
+  context_.elapsed = 0.0;
+  context_.steady_ns = steady_now_ns();
   context_.dt = task.period;
   context_.arm = &arm;
 
@@ -173,6 +186,18 @@ void Executor::start_task(Submission* submission, const ArmState& arm) noexcept 
 void Executor::run_behaviours() noexcept {
   const TaskParameters& task = current_->task;
   output_.clear();
+  const TeleoperationParameters& teleop = task.teleoperation;
+  if (teleop.enabled && teleop.hold_all_when_disabled) {
+    behaviours_.teleoperation.receive(teleop, context_);
+    if (!behaviours_.teleoperation.operator_enabled()) {
+      // Everything holds: the last reference stays, at rest, and the task's time pauses so
+      // a trajectory resumes where it was.
+      output_.reference = held_reference_;
+      output_.reference.velocity.setZero();
+      output_.reference.acceleration.setZero();
+      return;
+    }
+  }
   // The reference is for the next sample, n+1 (eq. 7); a trajectory behaviour replaces the
   // held start pose.
   hold_reference(start_pose_, start_arm_angle_, output_.reference);
@@ -180,6 +205,8 @@ void Executor::run_behaviours() noexcept {
   if (task.field.enabled) behaviours_.field.update(task.field, context_, output_);
   TETHER_BEHAVIOURS(TETHER_UPDATE_BEHAVIOUR)
 #undef TETHER_UPDATE_BEHAVIOUR
+  held_reference_ = output_.reference;
+  behaviour_time_ += task.period;
 }
 
 void Executor::load_obstacles() noexcept {
@@ -443,7 +470,9 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
   bool measured = false;
   if (state_ == ExecutorState::kRunning) {
     const TaskParameters& task = current_->task;
-    context_.time = task_time_;
+    context_.time = behaviour_time_;
+    context_.elapsed = task_time_;
+    context_.steady_ns = steady_now_ns();
     context_.dt = task.period;
     context_.arm = &arm;
     update_kinematics();
@@ -525,9 +554,8 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
                behaviours_.teleoperation.stalled(task.teleoperation, task_time_)) {
       event = BreachEvent{BreachCause::kTeleoperationStalled,
                           task_time_ - behaviours_.teleoperation.last_sample_time(),
-                          task.teleoperation.stall_timeout, task_time_, -1};
-    } else if (task.teleoperation.enabled && behaviours_.teleoperation.deadman_released()) {
-      event = BreachEvent{BreachCause::kDeadmanReleased, 0.0, 0.0, task_time_, -1};
+                          behaviours_.teleoperation.stall_bound(task.teleoperation), task_time_,
+                          -1};
     } else if (!arm.wrench_valid &&
                (task.force_control.enabled || std::isfinite(task.bounds.max_force) ||
                 std::isfinite(task.bounds.max_torque))) {
@@ -600,6 +628,13 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
   telemetry_.teleoperation = behaviours_.teleoperation.counters();
   telemetry_.teleop_mode = behaviours_.teleoperation.last_mode();
   telemetry_.hand_controller_R_motion = behaviours_.teleoperation.hand_controller_R_motion();
+  telemetry_.channel = behaviours_.teleoperation.energies();
+  telemetry_.return_wave = behaviours_.teleoperation.return_wave();
+  telemetry_.steady_ns = context_.steady_ns;
+  if (current_ != nullptr) {
+    telemetry_.reflection = current_->task.teleoperation.reflection;
+    telemetry_.wave_impedance = current_->task.teleoperation.wave_impedance;
+  }
   telemetry_.overruns = total_overruns_;
   telemetry_snapshot_.store(telemetry_);
   publish_status();

@@ -1,6 +1,8 @@
 #include "tether/remote/behaviours/teleoperation/teleoperation.h"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 
 #include "tether/common/spatial.h"
 
@@ -20,15 +22,155 @@ Matrix3 teleop_R_hand_controller(const TeleoperationParameters& parameters, Tele
   return Matrix3::Identity();
 }
 
-void Teleoperation::reset(const TeleoperationParameters& /*parameters*/,
+namespace {
+
+// Half-lives of the decaying peaks [s]: long enough to remember the jitter of the last few
+// seconds, short enough to follow a link that got better.
+constexpr double kSpreadHalfLife = 5.0;
+constexpr double kGapHalfLife = 10.0;
+// The least arrival offset is taken over the current and the previous window of this length
+// [s], so a link whose delay grows is followed within two windows.
+constexpr double kOffsetWindow = 2.0;
+
+}  // namespace
+
+void Teleoperation::reset(const TeleoperationParameters& parameters,
                           const BehaviourContext& context) {
   HandControllerSample stale;
   while (queue_->pop(stale)) {
-    counters_.last_sequence = stale.sequence;
+    if (stale.end) continue;
+    counters_.last_sequence = std::max(counters_.last_sequence, stale.sequence);
+    counters_.last_received = std::max(counters_.last_received, stale.sequence);
   }
-  last_sample_time_ = context.time;
+  pending_head_ = 0;
+  pending_size_ = 0;
+  last_sample_time_ = context.elapsed;
   velocity_.setZero();
-  deadman_released_ = false;
+  operator_enabled_ = false;
+  ended_ = false;
+  received_since_reset_ = false;
+  gap_peak_ = 0.0;
+  passivity_ = SlavePassivity(parameters.drift);
+  if (parameters.reflection == ReflectionMethod::kWave) {
+    wave_ = WaveSlave(parameters.wave_impedance);
+  }
+  energies_ = ChannelEnergies{};
+  master_in_ = 0.0;
+  forward_wave_.setZero();
+  return_wave_.setZero();
+  counters_.enabled = false;
+  counters_.ended = false;
+  counters_.stall_bound = stall_bound(parameters);
+  counters_.playout_delay = playout_delay(parameters);
+}
+
+double Teleoperation::stall_bound(const TeleoperationParameters& parameters) const noexcept {
+  return std::max(parameters.stall_timeout,
+                  std::min(kMaxStallBound, kStallJitterFactor * gap_peak_));
+}
+
+double Teleoperation::playout_delay(const TeleoperationParameters& parameters) const noexcept {
+  return std::min(spread_peak_, parameters.max_playout_delay);
+}
+
+void Teleoperation::decay(double dt) noexcept {
+  spread_peak_ *= std::exp2(-dt / kSpreadHalfLife);
+  gap_peak_ *= std::exp2(-dt / kGapHalfLife);
+}
+
+bool Teleoperation::due(const HandControllerSample& sample,
+                        const TeleoperationParameters& parameters,
+                        std::int64_t now_ns) const noexcept {
+  if (sample.arrival_ns == 0 || now_ns == 0 || !offset_known_) return true;
+  const std::int64_t offset = std::min(offset_min_current_, offset_min_previous_);
+  const auto delay_ns = static_cast<std::int64_t>(playout_delay(parameters) * 1e9);
+  return static_cast<std::int64_t>(sample.ground_time_ns) + offset + delay_ns <= now_ns;
+}
+
+void Teleoperation::take(const HandControllerSample& sample,
+                         const TeleoperationParameters& parameters,
+                         const BehaviourContext& context) noexcept {
+  if (sample.end) {
+    ended_ = true;
+    return;
+  }
+  if (sample.sequence <= counters_.last_received) {
+    ++counters_.duplicates;
+    return;
+  }
+  counters_.lost += sample.sequence - counters_.last_received - 1;
+  counters_.last_received = sample.sequence;
+  ended_ = false;
+  master_in_ = std::max(master_in_, sample.master_in);
+  energies_.master.observed = sample.master_observed;
+  energies_.master.dissipated = sample.master_dissipated;
+  energies_.master.in = master_in_;
+  if (sample.arrival_ns != 0 && sample.ground_time_ns != 0) {
+    const std::int64_t offset =
+        sample.arrival_ns - static_cast<std::int64_t>(sample.ground_time_ns);
+    if (!offset_known_) {
+      offset_known_ = true;
+      offset_min_current_ = offset_min_previous_ = offset;
+      window_start_ = context.elapsed;
+    }
+    if (context.elapsed - window_start_ > kOffsetWindow || context.elapsed < window_start_) {
+      offset_min_previous_ = offset_min_current_;
+      offset_min_current_ = offset;
+      window_start_ = context.elapsed;
+    }
+    offset_min_current_ = std::min(offset_min_current_, offset);
+    const std::int64_t least = std::min(offset_min_current_, offset_min_previous_);
+    spread_peak_ = std::max(spread_peak_, static_cast<double>(offset - least) * 1e-9);
+  }
+  if (!sample.deadman) {
+    // Released: nothing waiting is played out, and the input is zero from this cycle on.
+    counters_.discarded += pending_size_;
+    pending_head_ = 0;
+    pending_size_ = 0;
+    operator_enabled_ = false;
+    counters_.last_sequence = sample.sequence;
+    counters_.last_ground_time_ns = sample.ground_time_ns;
+    counters_.last_arrival_ns = sample.arrival_ns;
+    return;
+  }
+  operator_enabled_ = true;
+  if (parameters.reflection == ReflectionMethod::kWave) {
+    // The wave is a signal, not an increment: the newest one holds until the next.
+    forward_wave_ = sample.wave;
+  }
+  if (pending_size_ == pending_.size()) {
+    // A full buffer means playout fell a whole buffer behind: nothing is lost, the oldest
+    // is counted as played now (its motion is lost to the clip, as without the buffer).
+    ++counters_.applied;
+    counters_.last_sequence = pending_[pending_head_].sequence;
+    pending_head_ = (pending_head_ + 1) % pending_.size();
+    --pending_size_;
+  }
+  pending_[(pending_head_ + pending_size_) % pending_.size()] = sample;
+  ++pending_size_;
+}
+
+void Teleoperation::receive(const TeleoperationParameters& parameters,
+                            const BehaviourContext& context) noexcept {
+  decay(context.dt);
+  bool received = false;
+  HandControllerSample sample;
+  while (queue_->pop(sample)) {
+    const std::uint64_t before = counters_.last_received;
+    take(sample, parameters, context);
+    received = received || counters_.last_received != before;
+  }
+  if (received) {
+    if (received_since_reset_) {
+      gap_peak_ = std::max(gap_peak_, context.elapsed - last_sample_time_);
+    }
+    received_since_reset_ = true;
+    last_sample_time_ = context.elapsed;
+  }
+  counters_.enabled = operator_enabled_;
+  counters_.ended = ended_;
+  counters_.stall_bound = stall_bound(parameters);
+  counters_.playout_delay = playout_delay(parameters);
 }
 
 void Teleoperation::update(const TeleoperationParameters& parameters,
@@ -43,41 +185,69 @@ void Teleoperation::update(const TeleoperationParameters& parameters,
         teleop_R_hand_controller(parameters, mode, base_R_teleop, context.world_T_base.R);
   }
 
+  receive(parameters, context);
   Vector6 increment = Vector6::Zero();  // TELEOP axes
   double arm_angle_increment = 0.0;
-  bool received = false;
-  HandControllerSample sample;
-  while (queue_->pop(sample)) {
-    if (sample.sequence <= counters_.last_sequence) {
-      ++counters_.duplicates;
-      continue;
-    }
-    counters_.lost += sample.sequence - counters_.last_sequence - 1;
+  while (pending_size_ > 0 && due(pending_[pending_head_], parameters, context.steady_ns)) {
+    const HandControllerSample& sample = pending_[pending_head_];
+    ++counters_.applied;
     counters_.last_sequence = sample.sequence;
     counters_.last_ground_time_ns = sample.ground_time_ns;
-    received = true;
-    if (!sample.deadman) {
-      deadman_released_ = true;
-      continue;
-    }
-    ++counters_.applied;
+    counters_.last_arrival_ns = sample.arrival_ns;
     last_mode_ = sample.mode.value_or(parameters.mode);
     const Matrix3& R = teleop_R_hc[static_cast<std::size_t>(last_mode_)];
     increment.head<3>() += R * sample.increment.head<3>();
     increment.tail<3>() += R * sample.increment.tail<3>();
     arm_angle_increment += sample.arm_angle_increment;
+    pending_head_ = (pending_head_ + 1) % pending_.size();
+    --pending_size_;
   }
-  if (received) last_sample_time_ = context.time;
 
-  velocity_.head<6>() = increment / context.dt;
+  const Frame motion_T_teleop = context.tool_T_motion.inverse() * tool_T_teleop;
+  const Matrix3& R_last = teleop_R_hc[static_cast<std::size_t>(last_mode_)];
+  // The slave port: delivered velocity and measured wrench, TELEOP axes.
+  const Vector6 v_delivered = increment / context.dt;
+  Vector6 F_s;
+  F_s.head<3>() = motion_T_teleop.R.transpose() * context.measured_wrench.head<3>();
+  F_s.tail<3>() = motion_T_teleop.R.transpose() * context.measured_wrench.tail<3>();
+  Vector6 v_port = v_delivered;
+  switch (parameters.reflection) {
+    case ReflectionMethod::kNone:
+      // Observed only: the energies show what the plain channel does.
+      v_port = passivity_.observe(v_delivered, F_s, master_in_, context.dt);
+      break;
+    case ReflectionMethod::kPassivity:
+      // Disabled, nothing moves, drift compensation included: the hand may be re-indexed,
+      // so the drift it measured is forgotten.
+      if (operator_enabled_) {
+        v_port = passivity_.step(v_delivered, F_s, master_in_, context.dt);
+      } else {
+        passivity_.forget_drift();
+        v_port = passivity_.observe(v_delivered, F_s, master_in_, context.dt);
+      }
+      break;
+    case ReflectionMethod::kWave: {
+      Vector6 u;  // forward wave, into TELEOP axes
+      u.head<3>() = R_last * forward_wave_.head<3>();
+      u.tail<3>() = R_last * forward_wave_.tail<3>();
+      if (!operator_enabled_) u.setZero();
+      wave_.step(u, F_s, master_in_, context.dt);
+      v_port = operator_enabled_ ? wave_.velocity() : Vector6::Zero();
+      return_wave_.head<3>() = R_last.transpose() * wave_.return_wave().head<3>();
+      return_wave_.tail<3>() = R_last.transpose() * wave_.return_wave().tail<3>();
+      break;
+    }
+  }
+  energies_.slave = parameters.reflection == ReflectionMethod::kWave ? wave_.energies()
+                                                                     : passivity_.energies();
+
+  velocity_.head<6>() = v_port;
   velocity_[6] = arm_angle_increment / context.dt;
 
   const Vector6 wrench_teleop = parameters.gain.head<6>().cwiseProduct(velocity_.head<6>());
-  const Frame motion_T_teleop = context.tool_T_motion.inverse() * tool_T_teleop;
   out.force.head<6>() += transform_wrench(motion_T_teleop, wrench_teleop);
   out.force[6] += parameters.gain[6] * velocity_[6];
-  hc_R_motion_ =
-      teleop_R_hc[static_cast<std::size_t>(last_mode_)].transpose() * motion_T_teleop.R.transpose();
+  hc_R_motion_ = R_last.transpose() * motion_T_teleop.R.transpose();
 }
 
 }  // namespace tether::remote

@@ -28,6 +28,28 @@ void validate(const TeleoperationParameters& parameters, TaskChecker& check) {
                  "must be in (0, " + check.number(kMaxStallTimeout) +
                      "] s (longer, a lost hand controller would keep driving the arm)");
   }
+  const double playout = t.max_playout_delay;
+  if (!(std::isfinite(playout) && playout >= 0.0 && playout <= kMaxPlayoutDelay)) {
+    check.reject("teleoperation.max_playout_delay_s", playout,
+                 "must be in [0, " + check.number(kMaxPlayoutDelay) + "] s");
+  }
+  if (t.reflection == ReflectionMethod::kWave) {
+    check.positive("teleoperation.reflection.wave_impedance_translation",
+                   t.wave_impedance.translation);
+    check.positive("teleoperation.reflection.wave_impedance_rotation", t.wave_impedance.rotation);
+  }
+  const double tau = t.drift.time_constant;
+  if (!(std::isfinite(tau) && tau > 0.0 && tau <= 100.0)) {
+    check.reject("teleoperation.reflection.drift_time_constant_s", tau, "must be in (0, 100] s");
+  }
+  const double share = t.drift.energy_share;
+  if (!(std::isfinite(share) && share > 0.0 && share <= 1.0)) {
+    check.reject("teleoperation.reflection.drift_energy_share", share, "must be in (0, 1]");
+  }
+  check.non_negative("teleoperation.reflection.drift_max_speed_m_s",
+                     t.drift.max_speed_translation);
+  check.non_negative("teleoperation.reflection.drift_max_speed_rad_s",
+                     t.drift.max_speed_rotation);
 }
 
 }  // namespace tether

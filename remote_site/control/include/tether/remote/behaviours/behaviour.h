@@ -11,6 +11,7 @@
 // from the current task on every call, so a task replaced between cycles takes effect on
 // the next one ("reprogrammable each sample interval").
 
+#include <cstdint>
 #include <span>
 
 #include "tether/common/arm_model.h"
@@ -24,7 +25,9 @@
 namespace tether::remote {
 
 struct BehaviourContext {
-  double time = 0.0;  // [s] since the task started
+  double time = 0.0;  // [s] the task's time: since it started, less any time it was held
+  double elapsed = 0.0;  // [s] since the task started, never held (stall clocks)
+  std::int64_t steady_ns = 0;  // CLOCK_MONOTONIC of this cycle [ns] (0 in simulated time)
   double dt = 0.001;  // [s] control period
   const KinematicModel* model = nullptr;
   // Kinematics of the commanded joints q_c (the arm's servos track them).

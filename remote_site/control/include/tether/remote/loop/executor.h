@@ -103,6 +103,14 @@ struct CycleTelemetry {
   TeleopMode teleop_mode = TeleopMode::kTool;  // of the last applied hand-controller sample
   // Rotates a MOTION-axes wrench into the hand-controller axes of teleop_mode (reflection).
   Matrix3 hand_controller_R_motion = Matrix3::Identity();
+  // Force reflection through the delayed channel (tether/common/teleop_channel.h): the task's
+  // method and wave impedance, both ports' energies [J] and the returning wave w_s in the
+  // hand-controller axes of teleop_mode.
+  ReflectionMethod reflection = ReflectionMethod::kNone;
+  WaveImpedance wave_impedance;
+  ChannelEnergies channel;
+  Vector6 return_wave = Vector6::Zero();
+  std::int64_t steady_ns = 0;  // CLOCK_MONOTONIC of this cycle while running [ns]
   // Filled by the control loop: this cycle's compute time and wake-up lateness [s], and
   // the deadline misses so far.
   double compute_time = 0.0;
@@ -231,7 +239,9 @@ class Executor {
   JointVector q_command_ = JointVector::Zero();
   JointVector qd_command_ = JointVector::Zero();
   bool have_command_ = false;
-  double task_time_ = 0.0;
+  double task_time_ = 0.0;       // [s] since the task started
+  double behaviour_time_ = 0.0;  // [s] the behaviours' time: paused while the task holds all
+  MotionReference held_reference_;  // the last reference the behaviours made
   ControlledStop stop_;
   bool compliant_stop_ = false;
   MotionVector hold_yield_ = MotionVector::Zero();  // Δx the hold has yielded, MOTION axes

@@ -4,6 +4,7 @@
 // message tether.v1.TeleoperationParameters) and their validation. Frames, units and sign
 // conventions as in tether/remote/task/task_parameters.h.
 
+#include "tether/common/teleop_channel.h"
 #include "tether/common/types.h"
 #include "tether/remote/task/parameter_types.h"
 
@@ -30,8 +31,29 @@ struct TeleoperationParameters {
   Matrix3 world_R_hc_base = Matrix3::Identity();   // world mode: HB axes in WORLD axes
   Matrix3 screen_R_hc_base = Matrix3::Identity();  // camera mode: HB axes in ST axes
   Matrix3 world_R_eye = Matrix3::Identity();       // camera mode: EYE (≡ ST) axes in WORLD
-  double stall_timeout = 0.1;  // [s] no sample for this long while enabled → stop
+  // [s] least stall bound: no sample for this long stops the arm. The bound in force is the
+  // larger of this and kStallJitterFactor × the largest recent gap between arrivals
+  // (Teleoperation::stall_bound), at most kMaxStallBound, so a long but steady link is not
+  // a stall and a link that falls silent is.
+  double stall_timeout = 0.1;
+  // [s] most the remote holds an increment back to play the stream out at the pace it was
+  // sampled (a de-jitter buffer); 0 applies increments as they arrive, bursts and all.
+  double max_playout_delay = 0.25;
+  // With the enabling switch released: false, only the operator's input is zeroed and the
+  // task's other behaviours go on; true, every behaviour holds (the task's time pauses).
+  bool hold_all_when_disabled = false;
+  // Delay-robust force reflection (tether/common/teleop_channel.h): what the channel between
+  // the hand controller and this behaviour does with the velocity it delivers.
+  ReflectionMethod reflection = ReflectionMethod::kNone;
+  WaveImpedance wave_impedance{50.0, 5.0};  // wave method: b [N·s/m, N·m·s/rad]
+  DriftCompensation drift;                  // passivity method: position-drift compensation
 };
+
+// Stall bound: the larger of the task's stall timeout and this factor × the decaying peak of
+// the gaps between arrivals, at most kMaxStallBound.
+inline constexpr double kStallJitterFactor = 2.0;
+inline constexpr double kMaxStallBound = 2.0;            // [s]
+inline constexpr double kMaxPlayoutDelay = 1.0;          // [s]
 
 // Reports every problem of `parameters` to `check` (tether/remote/task/validation.h).
 void validate(const TeleoperationParameters& parameters, TaskChecker& check);

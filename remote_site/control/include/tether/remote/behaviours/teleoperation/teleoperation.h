@@ -4,10 +4,33 @@
 // operator's hand controller drives the MOTION frame through a virtual force F_t = B_t ẋ_h.
 //
 // The ground station sends hand-controller *increments* (displacement since the previous
-// sample), numbered. Every cycle the behaviour drains the queue and sums the increments,
-// so none is lost or applied twice even when samples arrive in bursts; the sum over one
-// control period is the velocity ẋ_h. A sequence gap counts lost samples; a repeated or
-// older number is dropped and counted.
+// sample), numbered, at its sampling rate. Every cycle the behaviour drains the queue; a
+// sequence gap counts lost samples, a repeated or older number is dropped and counted.
+//
+// Delay and jitter (a real link). A TCP stream keeps order, so a late segment holds back the
+// ones behind it and they arrive in a burst. Applied at once, a burst is a velocity spike the
+// joint limits clip and the impedance state then forgets: the motion is lost. So enabled
+// samples are played out at the pace they were sampled: sample k is due at
+//   ground_time_k + min_recent(arrival − ground_time) + playout_delay,
+// with playout_delay the decaying peak of (arrival − ground_time) above that least value, at
+// most the task's max_playout_delay. Clock offset between the sites cancels in the
+// difference. The sum of the samples due in a cycle over one control period is ẋ_h; none is
+// lost or applied twice.
+//
+// Enabling switch. A sample with the switch released zeroes the input at once (within the
+// cycle it arrives in, ahead of anything waiting) and drops the waiting motion; the arm holds
+// compliantly; the switch enabled again resumes without a reset. Only the executor decides
+// stops: a stall (no arrival for longer than stall_bound()) or a lost link latches one, a
+// released switch does not. A stream that ends cleanly delivers an `end` sample: its waiting
+// motion still plays out, and there is no stall until a new stream sends again.
+//
+// Force reflection through a delayed channel (tether/common/teleop_channel.h), chosen by the
+// task: kNone applies ẋ_h as delivered; kPassivity passes it through the slave port's
+// passivity observer and controller with drift compensation; kWave forms the slave velocity
+// from the forward wave and the measured wrench. The port's velocity and the wrench F_s are in
+// TELEOP axes (power does not depend on the axes, so the ground's hand-controller axes agree);
+// F_s is the measured wrench F_a, robot on environment. Rows 0-5 only: the arm-angle row
+// carries no reflection.
 //
 // Frames (task_parameters.h, TeleoperationParameters):
 //   tool mode    ẋ in the handle frame HH, rotated into TELEOP by teleop_R_handle
@@ -20,9 +43,11 @@
 // F_t is formed in TELEOP axes (B_t diagonal there) and moved to the MOTION origin and axes
 // as a rigid-body wrench. Row 6 (arm angle) is the trigger's ψ increment times B_t[6].
 
+#include <array>
 #include <cstdint>
 #include <optional>
 
+#include "tether/common/teleop_channel.h"
 #include "tether/remote/behaviours/behaviour.h"
 #include "tether/remote/behaviours/teleoperation/parameters.h"
 #include "tether/remote/loop/spsc_ring.h"
@@ -38,9 +63,20 @@ struct HandControllerSample {
   // The ground's mode for this sample; empty = the task's mode. The ground may switch
   // modes while teleoperating, so each increment says which frame it is expressed in.
   std::optional<TeleopMode> mode;
-  // Enable switch: a sample without it is not applied and stops the arm.
+  // Enabling switch: a sample without it carries no motion; it zeroes the operator's input
+  // (the arm holds compliantly) and drops the motion still waiting to be played out.
   bool deadman = true;
   std::uint64_t ground_time_ns = 0;  // the ground's sampling time, echoed for latency
+  // This site's CLOCK_MONOTONIC when the sample arrived [ns]; 0 = play it out at once.
+  std::int64_t arrival_ns = 0;
+  // The stream ended cleanly (the operator ended the session): an end, not a stall. Carries
+  // nothing else and no sequence.
+  bool end = false;
+  // Delay-robust reflection (teleop_channel.h), from the ground's side of the channel:
+  double master_in = 0.0;          // [J] cumulative energy into the channel at the hand
+  double master_observed = 0.0;    // [J] the ground's observed energy, for telemetry
+  double master_dissipated = 0.0;  // [J] what the ground's passivity controller removed
+  Vector6 wave = Vector6::Zero();  // forward wave u_m, hand-controller axes [√W]
 };
 
 using HandControllerQueue = SpscRing<HandControllerSample, 1024>;
@@ -49,9 +85,23 @@ struct TeleoperationCounters {
   std::uint64_t applied = 0;     // samples summed into a command
   std::uint64_t lost = 0;        // gaps in the sequence
   std::uint64_t duplicates = 0;  // repeated or out-of-order numbers, dropped
-  std::uint64_t last_sequence = 0;
+  std::uint64_t discarded = 0;   // motion dropped unplayed when the operator disabled
+  std::uint64_t last_sequence = 0;        // newest sample played out (applied or a heartbeat)
   std::uint64_t last_ground_time_ns = 0;  // of the sample with last_sequence
+  std::int64_t last_arrival_ns = 0;       // when it arrived here (CLOCK_MONOTONIC), 0 unknown
+  std::uint64_t last_received = 0;        // newest sample received
+  bool enabled = false;       // the operator's enabling switch, as last received
+  bool ended = false;         // the stream ended cleanly and no new one has sent yet
+  double stall_bound = 0.0;   // [s] in force this cycle
+  double playout_delay = 0.0; // [s] added by the de-jitter buffer this cycle
   friend bool operator==(const TeleoperationCounters&, const TeleoperationCounters&) = default;
+};
+
+// Both ports of the force-reflection channel (tether/common/teleop_channel.h), [J].
+struct ChannelEnergies {
+  PortEnergies master;  // the ground's port, as it last reported
+  PortEnergies slave;   // this site's port
+  friend bool operator==(const ChannelEnergies&, const ChannelEnergies&) = default;
 };
 
 class Teleoperation {
@@ -59,35 +109,79 @@ class Teleoperation {
   // The queue is owned by whoever owns the executor; it must outlive this object.
   explicit Teleoperation(HandControllerQueue& queue) : queue_(&queue) {}
 
-  // Restarts the stall clock; samples already queued are discarded as stale.
+  // Restarts the stall clock; samples already queued or waiting are discarded as stale.
+  // Reallocates nothing in the cycle but may (re)configure the channel: not real time.
   void reset(const TeleoperationParameters& parameters, const BehaviourContext& context);
+  // `context.elapsed` drives the stall clock and `context.steady_ns` the playout.
   void update(const TeleoperationParameters& parameters, const BehaviourContext& context,
               BehaviourOutput& out) noexcept;
+  // Drains the queue without applying motion: what the executor calls while the task
+  // holds everything, so the enabling switch, heartbeats and the stall clock still count.
+  void receive(const TeleoperationParameters& parameters, const BehaviourContext& context) noexcept;
 
-  // True once no sample arrived for longer than the stall timeout.
-  bool stalled(const TeleoperationParameters& parameters, double time) const noexcept {
-    return time - last_sample_time_ > parameters.stall_timeout;
+  // True once no sample arrived for longer than the stall bound (never after a clean end).
+  bool stalled(const TeleoperationParameters& parameters, double elapsed) const noexcept {
+    return !ended_ && elapsed - last_sample_time_ > stall_bound(parameters);
   }
+  // [s] the larger of the task's stall timeout and kStallJitterFactor × the decaying peak
+  // of the gaps between arrivals, at most kMaxStallBound.
+  double stall_bound(const TeleoperationParameters& parameters) const noexcept;
   double last_sample_time() const { return last_sample_time_; }
   const TeleoperationCounters& counters() const { return counters_; }
+  const ChannelEnergies& energies() const { return energies_; }
   // Hand-controller velocity of the last cycle in TELEOP axes, for logs and reflection.
   const MotionVector& teleop_velocity() const { return velocity_; }
-  // True once a sample arrived with the deadman released (until reset).
-  bool deadman_released() const { return deadman_released_; }
+  // The operator's enabling switch as last received (false before any sample).
+  bool operator_enabled() const { return operator_enabled_; }
   // Force reflection (eq. 37-39 up to J_hcᵀ): rotates a wrench in MOTION axes into the
   // hand-controller axes of the last sample's mode (HH for tool, HB otherwise). Like the
   // seed, it rotates force and torque alike and ignores the displacement between frames.
   const Matrix3& hand_controller_R_motion() const { return hc_R_motion_; }
   TeleopMode last_mode() const { return last_mode_; }
+  // Wave method: the returning wave w_s, hand-controller axes of the last mode.
+  const Vector6& return_wave() const { return return_wave_; }
 
  private:
+  void take(const HandControllerSample& sample, const TeleoperationParameters& parameters,
+            const BehaviourContext& context) noexcept;
+  void decay(double dt) noexcept;
+  bool due(const HandControllerSample& sample, const TeleoperationParameters& parameters,
+           std::int64_t now_ns) const noexcept;
+  double playout_delay(const TeleoperationParameters& parameters) const noexcept;
+
   HandControllerQueue* queue_;
   TeleoperationCounters counters_;
-  double last_sample_time_ = 0.0;
+  double last_sample_time_ = 0.0;  // [s] context.elapsed of the newest arrival
   MotionVector velocity_ = MotionVector::Zero();
-  bool deadman_released_ = false;
+  bool operator_enabled_ = false;
+  bool ended_ = false;
   TeleopMode last_mode_ = TeleopMode::kTool;
   Matrix3 hc_R_motion_ = Matrix3::Identity();
+
+  // De-jitter buffer: enabled samples wait here until their playout time,
+  // ground_time + (least recent arrival − ground offset) + playout_delay().
+  std::array<HandControllerSample, HandControllerQueue::capacity()> pending_{};
+  std::size_t pending_head_ = 0;
+  std::size_t pending_size_ = 0;
+  // Arrival statistics: the least (arrival − ground time) over two 2-s windows, the decaying
+  // peak of the excess over it (the jitter the playout absorbs) and of the gaps between
+  // arrivals (what the stall bound follows).
+  std::int64_t offset_min_current_ = 0;
+  std::int64_t offset_min_previous_ = 0;
+  bool offset_known_ = false;
+  double window_start_ = 0.0;
+  double spread_peak_ = 0.0;  // [s]
+  double gap_peak_ = 0.0;     // [s]
+  bool received_since_reset_ = false;
+
+  // The force-reflection channel.
+  SlavePassivity passivity_;
+  WaveSlave wave_{WaveImpedance{50.0, 5.0}};
+  ChannelEnergies energies_;
+  double master_in_ = 0.0;  // newest cumulative master `in` received
+  Vector6 forward_wave_ = Vector6::Zero();  // newest u_m received, hand-controller axes
+  Matrix3 wave_R_ = Matrix3::Identity();    // hand-controller axes of that wave → TELEOP
+  Vector6 return_wave_ = Vector6::Zero();
 };
 
 // Rotation of hand-controller axes into TELEOP axes for the mode, given the commanded
