@@ -7,6 +7,7 @@
 
 #include "tether/cli/options.h"
 #include "tether/local/ground/ground_station.h"
+#include "tether/local/teleop/local_model.h"
 
 namespace {
 
@@ -112,6 +113,26 @@ int main(int argc, char** argv) {
                  "start this stored task on the teleoperated site once streaming,\n"
                  "and stop it at the end")
       ->option_text("TASK");
+  app.add_option("--settle", options.settle,
+                 "after a script ends, keep the stream open until the remote has played\n"
+                 "out every increment and this long more (default 0.5s)")
+      ->option_text("T")
+      ->transform(cli::SecondsOrZero(30.0));
+  app.add_option("--plot", options.plot_path,
+                 "write the session's figure (door angle, reflected torque, channel\n"
+                 "energies against time) as PNG or SVG, by the name's extension")
+      ->option_text("FILE");
+  app.add_option("--predict", options.predict,
+                 "with --start, also run the task on a local model of the site, driven\n"
+                 "without delay (predictive display), and report predicted against actual")
+      ->option_text("[ARM:]SCENE")
+      ->check(cli::ParsedBy([](const std::string& t) { parse_local_model(t); }));
+  std::string reflect_from = "remote";
+  app.add_option("--reflect-from", reflect_from,
+                 "whose wrench the hand feels: the remote's, delayed by the link, or the\n"
+                 "local model's, at once (needs --predict; default remote)")
+      ->option_text("remote|model")
+      ->check(CLI::IsMember({"remote", "model"}));
   cli::TlsFiles tls;
   cli::add_tls_options(app, tls, cli::TlsRole::kClient, "security", cli::default_client_config());
   app.add_option("--operator", options.operator_name,
@@ -124,6 +145,10 @@ int main(int argc, char** argv) {
   app.callback([&] {
     options.credentials =
         ClientCredentials{tls.insecure, tls.ca, tls.cert, tls.key, tls.server_name};
+    options.reflect_from_model = reflect_from == "model";
+    if (options.reflect_from_model && options.predict.empty()) {
+      throw CLI::ValidationError("--reflect-from", "model needs --predict [ARM:]SCENE");
+    }
     for (const std::string& text : sites) options.sites.push_back(parse_site(text));
     if (options.teleop_site.empty()) return;
     for (const SiteAddress& site : options.sites) {

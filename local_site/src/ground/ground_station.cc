@@ -18,6 +18,7 @@
 #include "tether/local/console/p_warning.h"
 #include "tether/local/link/remote_site_client.h"
 #include "tether/local/teleop/teleop_session.h"
+#include "tether/remote/report/plot.h"
 
 namespace tether::local {
 
@@ -57,6 +58,11 @@ class SiteWatch {
 
   bool breached() const { return breached_.load(); }
   double last_aux0() const { return aux0_.load(); }
+  // (CLOCK_MONOTONIC [ns], aux[0]) as telemetry arrived, for the session's figure.
+  std::vector<std::pair<std::int64_t, double>> aux_series() const {
+    std::lock_guard lock(series_mutex_);
+    return aux_series_;
+  }
 
  private:
   void say(const std::string& text) {
@@ -78,7 +84,14 @@ class SiteWatch {
         say(std::string("telemetry lost: ") + e.what());
         break;
       }
-      if (!sample.aux.empty()) aux0_.store(sample.aux[0]);
+      if (!sample.aux.empty()) {
+        aux0_.store(sample.aux[0]);
+        const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                     std::chrono::steady_clock::now().time_since_epoch())
+                                     .count();
+        std::lock_guard lock(series_mutex_);
+        if (aux_series_.size() < kMaxSeries) aux_series_.emplace_back(now, sample.aux[0]);
+      }
       if (auto line = p_warning.update(sample)) say(*line);
       if (sample.state != state || sample.task_id != task) {
         state = sample.state;
@@ -103,7 +116,66 @@ class SiteWatch {
   std::atomic<bool> stop_{false};
   std::atomic<bool> breached_{false};
   std::atomic<double> aux0_{0.0};
+  static constexpr std::size_t kMaxSeries = 100000;  // 2.8 h of 10 Hz telemetry
+  mutable std::mutex series_mutex_;
+  std::vector<std::pair<std::int64_t, double>> aux_series_;
 };
+
+// The session's figure: the door (aux) angle the remote reported, the torque reflected, and
+// each port's observed and dissipated energy, against the session's time.
+void write_session_figure(const std::string& path, const std::string& title,
+                          const TeleopReport& r,
+                          const std::vector<std::pair<std::int64_t, double>>& aux,
+                          std::int64_t t0_ns) {
+  using remote::report::Figure;
+  using remote::report::Panel;
+  using remote::report::Series;
+  Figure figure;
+  figure.title = title;
+  figure.height_per_panel = 260;
+  Panel door{"door angle (remote telemetry, as it arrived)", "time [s]", "angle [deg]", {}, {}, {},
+             {}};
+  Series angle{"door", {}, {}, remote::report::palette_color(0)};
+  for (const auto& [t, a] : aux) {
+    if (t < t0_ns) continue;
+    angle.x.push_back(static_cast<double>(t - t0_ns) * 1e-9);
+    angle.y.push_back(a * kRadToDeg);
+  }
+  door.series.push_back(std::move(angle));
+  Series predicted{"local model (no delay)", {}, {}, remote::report::palette_color(7)};
+  for (const TeleopTrace& row : r.trace) {
+    if (!std::isfinite(row.predicted_aux0)) continue;
+    predicted.x.push_back(row.time);
+    predicted.y.push_back(row.predicted_aux0 * kRadToDeg);
+  }
+  if (!predicted.x.empty()) door.series.push_back(std::move(predicted));
+  Panel torque{"torque", "time [s]", "|torque| [N m]", {}, {}, {}, {}};
+  Series remote_torque{"remote |F_a| torque (as received)", {}, {},
+                       remote::report::palette_color(1)};
+  Series rendered{"rendered on the hand x 100", {}, {}, remote::report::palette_color(2)};
+  Panel energy{"channel energy", "time [s]", "energy [J]", {}, {}, {}, {}};
+  Series master_obs{"ground port observed", {}, {}, remote::report::palette_color(3)};
+  Series slave_obs{"remote port observed", {}, {}, remote::report::palette_color(4)};
+  Series master_pc{"ground PC dissipated", {}, {}, remote::report::palette_color(5)};
+  Series slave_pc{"remote PC dissipated", {}, {}, remote::report::palette_color(6)};
+  for (const TeleopTrace& row : r.trace) {
+    remote_torque.x.push_back(row.time);
+    remote_torque.y.push_back(row.remote_torque);
+    rendered.x.push_back(row.time);
+    rendered.y.push_back(row.rendered_torque * 100.0);
+    for (Series* s : {&master_obs, &slave_obs, &master_pc, &slave_pc}) s->x.push_back(row.time);
+    master_obs.y.push_back(row.master.observed);
+    slave_obs.y.push_back(row.slave.observed);
+    master_pc.y.push_back(row.master.dissipated);
+    slave_pc.y.push_back(row.slave.dissipated);
+  }
+  torque.series = {std::move(remote_torque), std::move(rendered)};
+  energy.series = {std::move(master_obs), std::move(slave_obs), std::move(master_pc),
+                   std::move(slave_pc)};
+  energy.references.push_back({-0.01, "-0.01 J", {110, 110, 110}});
+  figure.panels = {std::move(door), std::move(torque), std::move(energy)};
+  remote::report::write_figure(figure, path);
+}
 
 }  // namespace
 
@@ -207,14 +279,46 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
   teleop.operator_name = operator_name;
   teleop.credentials = options.credentials;
   teleop.rate = options.rate;
+  teleop.settle = options.settle;
   // The session runs until told; ending it is ours, so the arm is stopped first.
   teleop.duration = 0.0;
+  // Built before the session: fetching the task and compiling the scene take a round trip
+  // and a moment that must not delay the start.
+  std::unique_ptr<LocalModel> model;  // outlives the session (declared first)
+  if (!options.predict.empty() && !options.start_task.empty()) {
+    try {
+      const auto [summary, task] = teleop_watch->client().get(options.start_task);
+      model = std::make_unique<LocalModel>(parse_local_model(options.predict), task);
+    } catch (const RemoteError& e) {
+      out << "tether-ground: " << e.what() << std::endl;
+      return e.unreachable() ? 6 : 1;
+    }
+  }
   TeleopSession session(input, teleop);
   session.start();
   if (!options.start_task.empty()) {
+    // The task starts on the operator's first enable, as an enabling device gates motion.
+    bool said = false;
+    while (!session.enabled_once() && !session.finished() && !interrupted.load()) {
+      if (!said) {
+        std::lock_guard lock(out_mutex);
+        out << "[" << teleop_site.name << "] '" << options.start_task
+            << "' starts when you enable (hold the deadman; space on a keyboard)" << std::endl;
+        said = true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    if (!session.enabled_once()) {
+      session.stop();
+      session.wait();
+      out << "[" << teleop_site.name << "] the session ended before the operator enabled: '"
+          << options.start_task << "' was not started" << std::endl;
+      return 0;
+    }
     try {
-      // The stream is open before the task starts, so its stall clock sees increments.
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      // The model starts with the call: the remote starts when the call arrives and takes
+      // the increments sampled from then on, so both see the same motion.
+      if (model) session.attach_model(model.get(), options.reflect_from_model);
       teleop_watch->client().start(options.start_task);
     } catch (const RemoteError& e) {
       session.stop();
@@ -230,8 +334,8 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     if (options.duration > 0.0 && elapsed >= options.duration) break;
   }
-  // A controlled stop before the stream closes: otherwise the remote's stall guard would
-  // stop the arm a moment later and report it as a fault.
+  // The task this session started is its to stop: a stream's end alone leaves the arm
+  // holding compliantly (an end, not a stall).
   try {
     if (!options.start_task.empty()) teleop_watch->client().stop();
   } catch (const RemoteError& e) {
@@ -239,7 +343,11 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
   }
   session.stop();
   const TeleopReport r = session.wait();
-  std::this_thread::sleep_for(std::chrono::milliseconds(150));  // let the watches report
+  // Let the watches report: their telemetry comes over the same delayed link, half a round
+  // trip behind.
+  std::this_thread::sleep_for(std::chrono::milliseconds(150) +
+                              std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::duration<double>(r.latency_p99 * 0.5)));
 
   bool breached = false;
   for (const auto& w : watches) breached = breached || w->breached();
@@ -267,7 +375,30 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
   out << line;
   out << "  remote state      " << to_string(r.last.state)
       << (r.last.breach ? " (" + r.last.breach.description + ")" : std::string()) << "\n";
-  out << "  door/aux angle    " << teleop_watch->last_aux0() * kRadToDeg << " deg\n";
+  std::snprintf(line, sizeof line,
+                "  reflection        %s: least observed energy ground %.4f J, remote %.4f J; "
+                "dissipated ground %.3f J, remote %.3f J; peak on the hand %.3f N m\n",
+                to_string(r.reflection), r.min_master_observed, r.min_slave_observed,
+                r.master_dissipated, r.slave_dissipated, r.peak_rendered_torque);
+  out << line;
+  std::snprintf(line, sizeof line,
+                "  link              stall bound %.3f s, playout delay %.3f s, %llu discarded "
+                "on disable\n",
+                r.last.teleoperation.stall_bound, r.last.teleoperation.playout_delay,
+                static_cast<unsigned long long>(r.last.teleoperation.discarded));
+  out << line;
+  if (r.link_estimated) {
+    std::snprintf(line, sizeof line,
+                  "  link estimate     one-way delay %.1f ms, remote clock %+.3f ms from ours "
+                  "(best of the session)\n",
+                  ms(r.one_way_delay), ms(r.clock_offset));
+    out << line;
+  }
+  out << "  door/aux angle    " << teleop_watch->last_aux0() * kRadToDeg << " deg";
+  if (std::isfinite(r.predicted_aux0)) {
+    out << " (the local model predicted " << r.predicted_aux0 * kRadToDeg << " deg)";
+  }
+  out << "\n";
   out << "  stream            " << r.stream_status << std::endl;
   if (!options.report_path.empty()) {
     std::ofstream report(options.report_path);
@@ -277,7 +408,28 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
            << "\nlatency_p50_ms " << ms(r.latency_p50) << "\nlatency_p99_ms " << ms(r.latency_p99)
            << "\nlatency_max_ms " << ms(r.latency_max) << "\npeak_force_n " << r.peak_force
            << "\npeak_torque_nm " << r.peak_torque << "\nfinal_state " << to_string(r.last.state)
-           << "\naux0_deg " << teleop_watch->last_aux0() * kRadToDeg << "\n";
+           << "\naux0_deg " << teleop_watch->last_aux0() * kRadToDeg << "\nreflection "
+           << to_string(r.reflection) << "\nmin_master_observed_j " << r.min_master_observed
+           << "\nmin_slave_observed_j " << r.min_slave_observed << "\nmaster_dissipated_j "
+           << r.master_dissipated << "\nslave_dissipated_j " << r.slave_dissipated
+           << "\npeak_rendered_torque_nm " << r.peak_rendered_torque << "\nstall_bound_s "
+           << r.last.teleoperation.stall_bound << "\nplayout_delay_s "
+           << r.last.teleoperation.playout_delay << "\none_way_delay_ms "
+           << ms(r.one_way_delay) << "\nclock_offset_ms " << ms(r.clock_offset)
+           << "\npredicted_aux0_deg " << r.predicted_aux0 * kRadToDeg << "\nbreached "
+           << (breached ? 1 : 0)
+           << "\n";
+  }
+  if (!options.plot_path.empty()) {
+    try {
+      write_session_figure(options.plot_path,
+                           "teleoperation of " + teleop_site.name + ", reflection " +
+                               to_string(r.reflection),
+                           r, teleop_watch->aux_series(), session.start_ns());
+      out << "  figure            " << options.plot_path << "\n";
+    } catch (const std::exception& e) {
+      out << "tether-ground: --plot: " << e.what() << "\n";
+    }
   }
   if (breached) return 3;
   return r.ok || r.stream_status.empty() ? 0 : 1;

@@ -44,7 +44,37 @@ TeleoperationCounters to_domain(const v1::TeleoperationCounters& counters) {
   out.lost = counters.lost();
   out.duplicates = counters.duplicates();
   out.last_sequence = counters.last_sequence();
+  out.discarded = counters.discarded();
+  out.enabled = counters.enabled();
+  out.ended = counters.ended();
+  out.stall_bound = counters.stall_bound_s();
+  out.playout_delay = counters.playout_delay_s();
   return out;
+}
+
+PortEnergies to_domain(const v1::PortEnergies& e) {
+  PortEnergies out;
+  out.in = e.in_j();
+  out.out = e.out_j();
+  out.observed = e.observed_j();
+  out.dissipated = e.dissipated_j();
+  return out;
+}
+
+remote::ChannelEnergies to_domain(const v1::ChannelEnergies& e) {
+  return remote::ChannelEnergies{to_domain(e.master()), to_domain(e.slave())};
+}
+
+void to_wire(const PortEnergies& e, v1::PortEnergies* out) {
+  out->set_in_j(e.in);
+  out->set_out_j(e.out);
+  out->set_observed_j(e.observed);
+  out->set_dissipated_j(e.dissipated);
+}
+
+void to_wire(const remote::ChannelEnergies& e, v1::ChannelEnergies* out) {
+  to_wire(e.master, out->mutable_master());
+  to_wire(e.slave, out->mutable_slave());
 }
 
 LoopTiming to_domain(const v1::LoopTiming& timing) {
@@ -101,6 +131,7 @@ TelemetrySample to_domain(const v1::Telemetry& t) {
   out.breach = to_domain(t.breach());
   out.timing = to_domain(t.timing());
   out.teleoperation = to_domain(t.teleoperation());
+  out.channel = to_domain(t.channel());
   out.aux.assign(t.aux().begin(), t.aux().end());
   if (t.has_resolver()) {
     const v1::ResolverTelemetry& r = t.resolver();
@@ -128,6 +159,11 @@ void to_wire(const TeleoperationCounters& counters, v1::TeleoperationCounters* o
   out->set_lost(counters.lost);
   out->set_duplicates(counters.duplicates);
   out->set_last_sequence(counters.last_sequence);
+  out->set_discarded(counters.discarded);
+  out->set_enabled(counters.enabled);
+  out->set_ended(counters.ended);
+  out->set_stall_bound_s(counters.stall_bound);
+  out->set_playout_delay_s(counters.playout_delay);
 }
 
 void to_wire(const LoopTiming& timing, v1::LoopTiming* out) {
@@ -183,6 +219,7 @@ void to_wire(const TelemetrySample& sample, v1::Telemetry* out) {
   to_wire(sample.breach, out->mutable_breach());
   to_wire(sample.timing, out->mutable_timing());
   to_wire(sample.teleoperation, out->mutable_teleoperation());
+  to_wire(sample.channel, out->mutable_channel());
   for (double a : sample.aux) out->add_aux(a);
   v1::ResolverTelemetry* r = out->mutable_resolver();
   r->set_kind(proto::from_resolver_kind(sample.resolver.kind));
@@ -204,6 +241,17 @@ void to_wire(const OperatorIncrement& increment, std::uint64_t sequence,
   out->set_arm_angle_rad(increment.arm_angle_increment);
 }
 
+void to_wire(const MasterChannel& channel, v1::TeleopIncrement* out) {
+  out->set_master_in_j(channel.energies.in);
+  out->set_master_observed_j(channel.energies.observed);
+  out->set_master_dissipated_j(channel.energies.dissipated);
+  if (channel.wave.isZero()) {
+    out->clear_wave();
+  } else {
+    proto::from_wrench(channel.wave, out->mutable_wave());
+  }
+}
+
 ReflectionSample to_domain(const v1::ForceReflection& in) {
   ReflectionSample out;
   out.cycle = in.cycle();
@@ -215,6 +263,14 @@ ReflectionSample to_domain(const v1::ForceReflection& in) {
   out.state = proto::to_executor_state(in.state(), "state");
   out.breach = to_domain(in.breach());
   out.teleoperation = to_domain(in.teleoperation());
+  out.reflection = proto::to_reflection_method(in.reflection(), "reflection");
+  out.slave_in = in.slave_in_j();
+  out.return_wave = proto::to_wrench(in.return_wave(), "return_wave", NonFinite::kKeep);
+  out.wave_impedance = WaveImpedance{in.wave_impedance().linear().x(),
+                                     in.wave_impedance().angular().x()};
+  out.channel = to_domain(in.channel());
+  out.increment_arrival_ns = in.increment_arrival_ns();
+  out.remote_time_ns = in.remote_time_ns();
   return out;
 }
 

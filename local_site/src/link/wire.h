@@ -34,6 +34,10 @@ void to_wire(const TelemetrySample& sample, v1::Telemetry* out);
 // The teleoperation stream: an operator increment out, force reflection in.
 void to_wire(const OperatorIncrement& increment, std::uint64_t sequence,
              std::int64_t ground_time_ns, v1::TeleopIncrement* out);
+// The ground's side of the force-reflection channel, on the same increment.
+void to_wire(const MasterChannel& channel, v1::TeleopIncrement* out);
 ReflectionSample to_domain(const v1::ForceReflection& reflection);
+remote::ChannelEnergies to_domain(const v1::ChannelEnergies& energies);
+void to_wire(const remote::ChannelEnergies& energies, v1::ChannelEnergies* out);
 
 }  // namespace tether::local::wire

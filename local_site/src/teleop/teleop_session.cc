@@ -68,6 +68,12 @@ TeleopSession::TeleopSession(OperatorInput& input, const TeleopOptions& options)
   if (options.address.empty()) throw std::invalid_argument("address is empty: give host:port");
   latencies_.reserve(static_cast<std::size_t>(std::max(1.0, options.duration) * options.rate) +
                      1024);
+  if (!(options.settle >= 0.0 && options.settle <= 30.0)) {
+    throw std::invalid_argument("settle = " + std::to_string(options.settle) +
+                                " s: allowed 0 … 30 s");
+  }
+  // Ten minutes of 20 ms rows (3 MB); a longer session keeps its first ten minutes.
+  trace_.reserve(30000);
 }
 
 TeleopSession::~TeleopSession() {
@@ -95,6 +101,11 @@ void TeleopSession::start() {
 
 void TeleopSession::stop() { stop_.store(true); }
 
+void TeleopSession::attach_model(LocalModel* model, bool reflect_from_model) {
+  reflect_from_model_.store(reflect_from_model);
+  model_.store(model, std::memory_order_release);
+}
+
 void TeleopSession::sample_loop() {
   if (options_.realtime) {
     sched_param param{};
@@ -104,27 +115,133 @@ void TeleopSession::sample_loop() {
     }
   }
   const auto period_ns = static_cast<std::int64_t>(std::llround(1e9 / options_.rate));
+  const double dt = 1.0 / options_.rate;
   const std::int64_t t0 = now_ns();
+  start_ns_.store(t0);
   std::int64_t deadline = t0;
   std::uint64_t sequence = 0;
+  std::uint64_t last_motion = 0;  // newest increment that carried the switch held
+  double ended_at = -1.0;         // [s] when the device ended; the stream then lingers
+  MasterPassivity passivity;
+  WaveImpedance wave_b{1.0, 1.0};
+  WaveMaster wave(wave_b);
+  ReflectionMethod method = ReflectionMethod::kNone;
   v1::TeleopIncrement message;
+  double next_trace = 0.0;
+  std::int64_t model_last_ns = 0;
   while (!stop_.load(std::memory_order_acquire) && !finished_.load()) {
     sleep_until_ns(deadline);
     const std::int64_t now = now_ns();
     const double t = static_cast<double>(now - t0) * 1e-9;
     if (options_.duration > 0.0 && t >= options_.duration) break;
-    const OperatorIncrement increment = input_.sample(t);
-    if (!increment.valid && sequence > 0) break;  // the device (or script) ended
+    OperatorIncrement increment = input_.sample(t);
+    const ReflectionSample reflection = latest_reflection();
+    if (!increment.valid && ended_at < 0.0) {
+      if (sequence == 0) break;  // a device that never gave a sample
+      ended_at = t;
+    }
+    if (ended_at >= 0.0) {
+      // The device ended: hold the switch with no motion until the remote has played out
+      // every increment, then settle; a link's delay must not cut the last motion short.
+      if (reflection.applied_sequence >= last_motion && t - ended_at >= options_.settle) break;
+      // A remote that stopped will play out nothing more.
+      if (reflection.state == ExecutorState::kStopped ||
+          reflection.state == ExecutorState::kStopping) {
+        break;
+      }
+      if (t - ended_at > 30.0) break;
+      increment = OperatorIncrement{};
+      increment.time = t;
+      increment.mode = input_.mode();
+      increment.deadman = true;
+    } else if (increment.deadman && increment.valid) {
+      enabled_once_.store(true);
+    }
     ++sequence;
+    if (ended_at < 0.0 && increment.deadman && increment.valid) last_motion = sequence;
+
+    // The hand-controller port of the reflection channel: v_m in remote units, F_m the
+    // remote's wrench (delayed) such that the hand renders −S ⊙ F_m.
+    if (reflection.reflection != method ||
+        (method == ReflectionMethod::kWave &&
+         !(reflection.wave_impedance.translation == wave_b.translation &&
+           reflection.wave_impedance.rotation == wave_b.rotation))) {
+      // A new task's channel starts from rest.
+      method = reflection.reflection;
+      passivity.reset();
+      if (method == ReflectionMethod::kWave && reflection.wave_impedance.translation > 0.0 &&
+          reflection.wave_impedance.rotation > 0.0) {
+        wave_b = reflection.wave_impedance;
+        wave = WaveMaster(wave_b);
+      }
+    }
+    const Vector6 v_m = increment.increment / dt;
+    Vector6 F_m = input_.config().reflection.source == ForceReflectionConfig::Source::kTrackingError
+                      ? Vector6(-reflection.tracking_error)
+                      : reflection.measured;
+    LocalModel* model = model_.load(std::memory_order_acquire);
+    if (model != nullptr) {
+      // The model keeps the remote's pace: it advances by the time that really passed (a
+      // late sample carries more than one period), at most 50 ms at once.
+      const double elapsed = model_last_ns == 0 ? dt : static_cast<double>(now - model_last_ns) * 1e-9;
+      model_last_ns = now;
+      model->step(increment.increment, increment.arm_angle_increment, increment.mode,
+                  increment.deadman && increment.valid, std::min(elapsed, 0.05));
+      if (reflect_from_model_.load(std::memory_order_relaxed)) F_m = model->wrench();
+    }
+    if (!F_m.allFinite()) F_m.setZero();
+    master_.wave.setZero();
+    switch (method) {
+      case ReflectionMethod::kNone:
+        break;
+      case ReflectionMethod::kPassivity:
+        F_m = passivity.control(v_m, F_m, reflection.slave_in, dt);
+        break;
+      case ReflectionMethod::kWave:
+        wave.set_remote_in(reflection.slave_in);
+        wave.step(v_m, reflection.return_wave.allFinite() ? reflection.return_wave
+                                                          : Vector6::Zero(),
+                  dt);
+        F_m = wave.force();
+        master_.wave = wave.forward_wave();
+        break;
+    }
+    input_.reflect(F_m, -F_m);
+    // Account what the hand actually felt: the rendered wrench back in remote units.
+    const ForceReflectionConfig& rc = input_.config().reflection;
+    const Vector6& rendered = input_.reflected_wrench();
+    Vector6 F_felt = Vector6::Zero();
+    if (rc.force_scale > 0.0) F_felt.head<3>() = -rendered.head<3>() / rc.force_scale;
+    if (rc.torque_scale > 0.0) F_felt.tail<3>() = -rendered.tail<3>() / rc.torque_scale;
+    if (method == ReflectionMethod::kWave) {
+      master_.energies = wave.energies();
+    } else {
+      passivity.commit(v_m, F_felt, dt);
+      master_.energies = passivity.energies();
+    }
+    min_master_observed_ = std::min(min_master_observed_, master_.energies.observed);
+    peak_rendered_torque_ = std::max(peak_rendered_torque_, rendered.tail<3>().norm());
+
     send_time_ns_[sequence % kSendRing].store(now, std::memory_order_release);
     wire::to_wire(increment, sequence, now, &message);
+    wire::to_wire(master_, &message);
     {
       std::lock_guard lock(stream_->write_mutex);
       if (stream_->writes_done || !stream_->rw->Write(message)) break;
     }
     sent_.store(sequence);
-    const ReflectionSample reflection = latest_reflection();
-    input_.reflect(reflection.measured, reflection.tracking_error);
+    if (t >= next_trace && trace_.size() < trace_.capacity()) {
+      next_trace = t + 0.02;
+      TeleopTrace row;
+      row.time = t;
+      row.remote_torque = reflection.measured.tail<3>().norm();
+      row.rendered_torque = rendered.tail<3>().norm();
+      row.master = master_.energies;
+      row.slave = reflection.channel.slave;
+      row.enabled = increment.deadman && increment.valid;
+      if (model != nullptr) row.predicted_aux0 = model->aux0();
+      trace_.push_back(row);
+    }
     deadline += period_ns;
     const std::int64_t late = now_ns() - deadline;
     if (late > 0) deadline += (late / period_ns + 1) * period_ns;  // skip, don't burst
@@ -152,8 +269,25 @@ void TeleopSession::read_loop() {
       latencies_.push_back(static_cast<double>(arrived - sent_at) * 1e-9);
     }
     measured_up_to_ = std::max(measured_up_to_, newest);
+    // NTP-style: t1 sent, t2 arrived at the remote, t3 the remote's reflection, t4 here.
+    if (sample.increment_arrival_ns != 0 && sample.remote_time_ns != 0 && newest > 0 &&
+        newest == sample.applied_sequence) {
+      const double t1 =
+          static_cast<double>(send_time_ns_[newest % kSendRing].load(std::memory_order_acquire));
+      const auto t2 = static_cast<double>(sample.increment_arrival_ns);
+      const auto t3 = static_cast<double>(sample.remote_time_ns);
+      const auto t4 = static_cast<double>(arrived);
+      const double path = ((t4 - t1) - (t3 - t2)) * 1e-9;
+      if (path > 0.0 && path <= best_path_) {
+        best_path_ = path;
+        one_way_delay_ = 0.5 * path;
+        clock_offset_ = 0.5 * ((t2 - t1) + (t3 - t4)) * 1e-9;
+        link_estimated_ = true;
+      }
+    }
     peak_force_ = std::max(peak_force_, sample.measured.head<3>().norm());
     peak_torque_ = std::max(peak_torque_, sample.measured.tail<3>().norm());
+    min_slave_observed_ = std::min(min_slave_observed_, sample.channel.slave.observed);
     latest_ = std::move(sample);
   }
   const grpc::Status status = stream_->rw->Finish();
@@ -190,6 +324,17 @@ TeleopReport TeleopSession::build_report() {
       latencies_.empty() ? 0.0 : *std::max_element(latencies_.begin(), latencies_.end());
   r.peak_force = peak_force_;
   r.peak_torque = peak_torque_;
+  r.reflection = latest_.reflection;
+  r.min_master_observed = min_master_observed_;
+  r.min_slave_observed = min_slave_observed_;
+  r.master_dissipated = master_.energies.dissipated;
+  r.slave_dissipated = latest_.channel.slave.dissipated;
+  r.peak_rendered_torque = peak_rendered_torque_;
+  r.trace = trace_;
+  r.one_way_delay = one_way_delay_;
+  r.clock_offset = clock_offset_;
+  r.link_estimated = link_estimated_;
+  if (!trace_.empty()) r.predicted_aux0 = trace_.back().predicted_aux0;
   r.last = latest_;
   r.stream_status = stream_status_;
   r.ok = stream_ok_;

@@ -34,6 +34,12 @@ struct GroundOptions {
   double duration = 0.0;          // [s]; 0 = until SIGINT/SIGTERM or the device ends
   std::string start_task;         // start this stored task on the teleoperated site first
   std::string report_path;        // also write the summary as "key value" lines
+  std::string plot_path;          // also write the session's figure (.png or .svg)
+  double settle = 0.5;            // [s] TeleopOptions::settle
+  // With --start: run the task on a local model of the site too ("ARM:SCENE", LocalModel),
+  // driven by the operator without delay; report predicted against actual. Empty: none.
+  std::string predict;
+  bool reflect_from_model = false;  // the hand feels the model's wrench (needs `predict`)
 };
 
 // The ground's default force reflection: the measured wrench, scaled so that the coupled
@@ -53,6 +59,10 @@ inline constexpr const char* kTeleopModeNames = "tool, world or camera";
 std::optional<ForceReflectionConfig::Source> reflection_source_from_name(std::string_view name);
 inline constexpr const char* kReflectionSourceNames = "none, measured or error";
 
+// With --start, the task starts only once the operator first enables (holds the deadman,
+// or toggles it on with space on a keyboard): an enabling device gates motion, so a task
+// waiting for its operator must not begin — and be stopped by a released switch — before.
+//
 // Runs until done; prints progress and a summary to `out`. Exit status: 0 ok, 1 error,
 // 3 a site stopped its arm on a bound breach during the session, 6 a site unreachable.
 int run_ground_station(const GroundOptions& options, std::ostream& out);

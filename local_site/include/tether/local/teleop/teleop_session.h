@@ -11,6 +11,7 @@
 // command applied at the remote → reflected force back at the ground.
 
 #include <atomic>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -20,7 +21,9 @@
 
 #include "tether/local/hand_controller/operator_input.h"
 #include "tether/local/link/remote_site_client.h"
+#include "tether/common/teleop_channel.h"
 #include "tether/local/link/site_types.h"
+#include "tether/local/teleop/local_model.h"
 #include "tether/remote/task/task_parameters.h"
 
 namespace tether::local {
@@ -32,6 +35,16 @@ struct TeleopOptions {
   double rate = 1000.0;           // [Hz] increments per second, in [10, 5000]
   double duration = 0.0;          // [s]; 0 = until stop() or the device ends
   bool realtime = true;           // try SCHED_FIFO for the sampling thread
+  // [s] after the device ends (a script's `end`), the stream stays open with the switch held
+  // and no motion until the remote has played out every increment, and this long more, so
+  // the last motion is not cut short by the link's delay; at most 30 s in all.
+  double settle = 0.5;
+};
+
+// The ground's side of the force-reflection channel after a sample (teleop_channel.h).
+struct MasterChannel {
+  PortEnergies energies;           // the hand-controller port [J]
+  Vector6 wave = Vector6::Zero();  // wave method: forward wave u_m, the mode's axes [√W]
 };
 
 // A force-reflection sample as the ground sees it.
@@ -47,6 +60,29 @@ struct ReflectionSample {
   ExecutorState state = ExecutorState::kUnspecified;  // the remote executor's
   Breach breach;                                      // latched breach, if any
   TeleoperationCounters teleoperation;                // the remote's applied/lost/duplicates
+  // Delay-robust reflection (teleop_channel.h): the task's method, the remote port's
+  // cumulative input energy, the returning wave (mode axes) and the wave impedance, and
+  // both ports' energies as the remote last saw them.
+  ReflectionMethod reflection = ReflectionMethod::kNone;
+  double slave_in = 0.0;
+  Vector6 return_wave = Vector6::Zero();
+  WaveImpedance wave_impedance;
+  remote::ChannelEnergies channel;
+  // For the link estimate: when the remote received the echoed increment and sent this
+  // reflection, on its CLOCK_MONOTONIC [ns]; 0 when it did not say.
+  std::int64_t increment_arrival_ns = 0;
+  std::int64_t remote_time_ns = 0;
+};
+
+// One row of the session's record, every 20 ms: what the plots show.
+struct TeleopTrace {
+  double time = 0.0;             // [s] since the stream opened
+  double predicted_aux0 = std::nan("");  // [rad] the local model's door angle, if any
+  double remote_torque = 0.0;    // [N·m] |torque of F_a| as last received
+  double rendered_torque = 0.0;  // [N·m] |torque| rendered on the operator's hand
+  PortEnergies master;           // this side's port
+  PortEnergies slave;            // the remote's port, as last received
+  bool enabled = false;          // the operator's enabling switch
 };
 
 struct TeleopReport {
@@ -58,6 +94,23 @@ struct TeleopReport {
   double latency_max = 0.0;
   double peak_force = 0.0;    // [N] |F_a| seen in reflections
   double peak_torque = 0.0;   // [N·m]
+  // Passivity of the channel (teleop_channel.h): the least observed energy of each port
+  // over the session (passive: ≥ −0.01 J) and what each passivity controller dissipated.
+  ReflectionMethod reflection = ReflectionMethod::kNone;
+  double min_master_observed = 0.0;  // [J]
+  double min_slave_observed = 0.0;   // [J]
+  double master_dissipated = 0.0;    // [J]
+  double slave_dissipated = 0.0;     // [J]
+  double peak_rendered_torque = 0.0; // [N·m] on the operator's hand
+  // The link as the stream's timestamps measure it (NTP-style, from the increments' send and
+  // arrival times and the reflections' send and arrival times, best of the session): the
+  // one-way delay and the remote clock's offset from the ground's [s].
+  double one_way_delay = 0.0;
+  double clock_offset = 0.0;
+  bool link_estimated = false;
+  // The local model's (LocalModel) door angle at the end [rad]; NaN without one.
+  double predicted_aux0 = std::nan("");
+  std::vector<TeleopTrace> trace;
   ReflectionSample last;      // includes the remote's applied/lost/duplicate counts
   std::string stream_status;  // "OK" or the code and message the stream ended with
   bool ok = false;            // stream ended with OK
@@ -79,6 +132,14 @@ class TeleopSession {
   // Blocks until the session ends (duration, device end, stop() or the remote ended it).
   TeleopReport wait();
   bool finished() const { return finished_.load(); }
+  // True once the operator has enabled (held the deadman while the device was valid).
+  bool enabled_once() const { return enabled_once_.load(); }
+  // Runs `model` in the sampling thread from now on, fed every increment at once; with
+  // `reflect_from_model` the hand feels the model's wrench instead of the remote's delayed
+  // one. The model must outlive the session.
+  void attach_model(LocalModel* model, bool reflect_from_model);
+  // CLOCK_MONOTONIC [ns] of the session's time 0 (TeleopTrace::time), once sampling began.
+  std::int64_t start_ns() const { return start_ns_.load(); }
 
   // Thread-safe snapshots while running.
   ReflectionSample latest_reflection() const;
@@ -97,6 +158,15 @@ class TeleopSession {
   std::thread reader_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> finished_{false};
+  std::atomic<bool> enabled_once_{false};
+  std::atomic<std::int64_t> start_ns_{0};
+  std::atomic<LocalModel*> model_{nullptr};
+  std::atomic<bool> reflect_from_model_{false};
+  // Link estimate (reader thread): the best (least) round trip less the remote's holding.
+  double best_path_ = 1e9;
+  double one_way_delay_ = 0.0;
+  double clock_offset_ = 0.0;
+  bool link_estimated_ = false;
   std::atomic<std::uint64_t> sent_{0};
 
   // Sampling times by sequence (a ring long enough for any in-flight window).
@@ -110,6 +180,12 @@ class TeleopSession {
   std::vector<double> latencies_;
   double peak_force_ = 0.0;
   double peak_torque_ = 0.0;
+  double min_slave_observed_ = 0.0;
+  // Written by the sampling thread only, read after it ended.
+  double min_master_observed_ = 0.0;
+  double peak_rendered_torque_ = 0.0;
+  MasterChannel master_;
+  std::vector<TeleopTrace> trace_;
   std::string stream_status_;
   bool stream_ok_ = false;
 };
