@@ -194,6 +194,14 @@ Vector6 SlavePassivity::observe(const Vector6& v_sd, const Vector6& F_s, double 
 // ---------------------------------------------------------------------------------------
 // Wave variables.
 
+namespace {
+// Gain of a first-order low-pass at `hz` for one step of dt (exact for a held input);
+// 1 passes the wave through (no filter).
+double wave_filter_gain(double hz, double dt) noexcept {
+  return hz > 0.0 ? 1.0 - std::exp(-2.0 * M_PI * hz * dt) : 1.0;
+}
+}  // namespace
+
 void validate(const WaveImpedance& b) {
   if (!(b.translation > 0.0 && std::isfinite(b.translation))) {
     reject("wave_impedance.translation", b.translation, "must be > 0 and finite (N·s/m)");
@@ -201,17 +209,22 @@ void validate(const WaveImpedance& b) {
   if (!(b.rotation > 0.0 && std::isfinite(b.rotation))) {
     reject("wave_impedance.rotation", b.rotation, "must be > 0 and finite (N·m·s/rad)");
   }
+  if (!(b.filter_hz >= 0.0 && b.filter_hz <= 1000.0)) {
+    reject("wave_impedance.filter_hz", b.filter_hz, "must be in [0, 1000] (Hz; 0 = none)");
+  }
 }
 
 WaveMaster::WaveMaster(const WaveImpedance& b) {
   validate(b);
   b_ = per_row(b);
   sqrt_2b_ = (2.0 * b_.array()).sqrt().matrix();
+  filter_hz_ = b.filter_hz;
 }
 
 void WaveMaster::reset() noexcept {
   force_.setZero();
   forward_wave_.setZero();
+  filtered_.setZero();
   energies_ = PortEnergies{};
   remote_in_ = 0.0;
 }
@@ -227,8 +240,9 @@ void WaveMaster::step(const Vector6& v_m, const Vector6& w_m, double dt) noexcep
     forward_wave_.setZero();
     return;
   }
-  force_ = (b_.array() * v_m.array() - sqrt_2b_.array() * w_m.array()).matrix();
-  forward_wave_ = (sqrt_2b_.array() * v_m.array() - w_m.array()).matrix();
+  filtered_ += wave_filter_gain(filter_hz_, dt) * (w_m - filtered_);
+  force_ = (b_.array() * v_m.array() - sqrt_2b_.array() * filtered_.array()).matrix();
+  forward_wave_ = (sqrt_2b_.array() * v_m.array() - filtered_.array()).matrix();
   account(force_.dot(v_m), dt, energies_.in, energies_.out);
   energies_.observed = remote_in_ - energies_.out;
 }
@@ -238,11 +252,13 @@ WaveSlave::WaveSlave(const WaveImpedance& b) {
   b_ = per_row(b);
   sqrt_2b_ = (2.0 * b_.array()).sqrt().matrix();
   sqrt_2_over_b_ = (2.0 * b_.array().inverse()).sqrt().matrix();
+  filter_hz_ = b.filter_hz;
 }
 
 void WaveSlave::reset() noexcept {
   velocity_.setZero();
   return_wave_.setZero();
+  filtered_.setZero();
   energies_ = PortEnergies{};
   ground_in_ = 0.0;
 }
@@ -254,8 +270,9 @@ void WaveSlave::step(const Vector6& u_s, const Vector6& F_s, double ground_in, d
     return;
   }
   if (std::isfinite(ground_in) && ground_in > ground_in_) ground_in_ = ground_in;
-  velocity_ = ((sqrt_2b_.array() * u_s.array() - F_s.array()) / b_.array()).matrix();
-  return_wave_ = (u_s.array() - sqrt_2_over_b_.array() * F_s.array()).matrix();
+  filtered_ += wave_filter_gain(filter_hz_, dt) * (u_s - filtered_);
+  velocity_ = ((sqrt_2b_.array() * filtered_.array() - F_s.array()) / b_.array()).matrix();
+  return_wave_ = (filtered_.array() - sqrt_2_over_b_.array() * F_s.array()).matrix();
   account(F_s.dot(velocity_), dt, energies_.out, energies_.in);
   energies_.observed = ground_in_ - energies_.out;
 }

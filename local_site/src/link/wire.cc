@@ -267,7 +267,7 @@ ReflectionSample to_domain(const v1::ForceReflection& in) {
   out.slave_in = in.slave_in_j();
   out.return_wave = proto::to_wrench(in.return_wave(), "return_wave", NonFinite::kKeep);
   out.wave_impedance = WaveImpedance{in.wave_impedance().linear().x(),
-                                     in.wave_impedance().angular().x()};
+                                     in.wave_impedance().angular().x(), in.wave_filter_hz()};
   out.channel = to_domain(in.channel());
   out.increment_arrival_ns = in.increment_arrival_ns();
   out.remote_time_ns = in.remote_time_ns();

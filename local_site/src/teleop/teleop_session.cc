@@ -165,12 +165,14 @@ void TeleopSession::sample_loop() {
     if (reflection.reflection != method ||
         (method == ReflectionMethod::kWave &&
          !(reflection.wave_impedance.translation == wave_b.translation &&
-           reflection.wave_impedance.rotation == wave_b.rotation))) {
+           reflection.wave_impedance.rotation == wave_b.rotation &&
+           reflection.wave_impedance.filter_hz == wave_b.filter_hz))) {
       // A new task's channel starts from rest.
       method = reflection.reflection;
       passivity.reset();
       if (method == ReflectionMethod::kWave && reflection.wave_impedance.translation > 0.0 &&
-          reflection.wave_impedance.rotation > 0.0) {
+          reflection.wave_impedance.rotation > 0.0 && reflection.wave_impedance.filter_hz >= 0.0 &&
+          reflection.wave_impedance.filter_hz <= 1000.0) {
         wave_b = reflection.wave_impedance;
         wave = WaveMaster(wave_b);
       }

@@ -52,6 +52,10 @@ void read_parameters(const v1::TeleoperationParameters& m, TeleoperationParamete
       p.wave_impedance.rotation =
           finite(r.wave_impedance_rotation(), "teleoperation.reflection.wave_impedance_rotation");
     }
+    if (r.has_wave_filter_hz()) {
+      p.wave_impedance.filter_hz =
+          finite(r.wave_filter_hz(), "teleoperation.reflection.wave_filter_hz");
+    }
     if (r.has_drift_time_constant_s()) {
       p.drift.time_constant =
           finite(r.drift_time_constant_s(), "teleoperation.reflection.drift_time_constant_s");
@@ -99,6 +103,9 @@ void write_parameters(const TeleoperationParameters& p, v1::TaskParameters& out)
   }
   if (p.wave_impedance.rotation != d.wave_impedance.rotation) {
     r()->set_wave_impedance_rotation(p.wave_impedance.rotation);
+  }
+  if (p.wave_impedance.filter_hz != d.wave_impedance.filter_hz) {
+    r()->set_wave_filter_hz(p.wave_impedance.filter_hz);
   }
   if (p.drift.time_constant != d.drift.time_constant) {
     r()->set_drift_time_constant_s(p.drift.time_constant);

@@ -118,6 +118,7 @@ void to_reflection(const CycleTelemetry& c, std::uint64_t sequence_base, v1::For
   v1::Twist* b = out->mutable_wave_impedance();
   b->mutable_linear()->set_x(c.wave_impedance.translation);
   b->mutable_angular()->set_x(c.wave_impedance.rotation);
+  out->set_wave_filter_hz(c.wave_impedance.filter_hz);
   to_wire(c.channel, out->mutable_channel());
   out->set_increment_arrival_ns(ours ? c.teleoperation.last_arrival_ns : 0);
   out->set_remote_time_ns(c.steady_ns);

@@ -197,7 +197,7 @@ TaskParameters full_task() {
   t.teleoperation.max_playout_delay = 0.4;
   t.teleoperation.hold_all_when_disabled = true;
   t.teleoperation.reflection = ReflectionMethod::kWave;
-  t.teleoperation.wave_impedance = WaveImpedance{80.0, 8.0};
+  t.teleoperation.wave_impedance = WaveImpedance{80.0, 8.0, 3.0};
   t.teleoperation.drift = DriftCompensation{0.7, 0.3, 0.02, 0.1};
   t.force_control.enabled = true;
   t.force_control.reference_wrench << 1, 2, 3, 18, 0.5, 0.25;
@@ -311,6 +311,7 @@ void expect_same_task(const TaskParameters& a, const TaskParameters& b) {
   EXPECT_SAME(teleoperation.reflection);
   EXPECT_SAME(teleoperation.wave_impedance.translation);
   EXPECT_SAME(teleoperation.wave_impedance.rotation);
+  EXPECT_SAME(teleoperation.wave_impedance.filter_hz);
   EXPECT_SAME(teleoperation.drift.time_constant);
   EXPECT_SAME(teleoperation.drift.energy_share);
   EXPECT_SAME(teleoperation.drift.max_speed_translation);

@@ -157,6 +157,12 @@ class SlavePassivity {
 struct WaveImpedance {
   double translation = 0.0;
   double rotation = 0.0;
+  // [Hz] first-order low-pass on every wave as it is received, 0 = none. A wave is
+  // reflected in full at a port that does not match b (a hand that hardly feels the scaled
+  // wrench, a slave behind a wrench filter), and the reflections ring; filtering the wave
+  // variables — not the forces — damps them and keeps the channel passive (Niemeyer and
+  // Slotine, wave filtering). In [0, 1000].
+  double filter_hz = 2.0;
 };
 // Throws std::invalid_argument, e.g. "wave_impedance.translation = -1: must be > 0 and
 // finite (N·s/m)".
@@ -186,6 +192,8 @@ class WaveMaster {
   Vector6 sqrt_2b_;
   Vector6 force_ = Vector6::Zero();
   Vector6 forward_wave_ = Vector6::Zero();
+  Vector6 filtered_ = Vector6::Zero();  // w_m after the wave filter
+  double filter_hz_ = 0.0;
   PortEnergies energies_;
   double remote_in_ = 0.0;
 };
@@ -217,6 +225,8 @@ class WaveSlave {
   Vector6 return_wave_ = Vector6::Zero();
   PortEnergies energies_;
   double ground_in_ = 0.0;
+  Vector6 filtered_ = Vector6::Zero();  // u_s after the wave filter
+  double filter_hz_ = 0.0;
 };
 
 }  // namespace tether

@@ -37,6 +37,10 @@ void validate(const TeleoperationParameters& parameters, TaskChecker& check) {
     check.positive("teleoperation.reflection.wave_impedance_translation",
                    t.wave_impedance.translation);
     check.positive("teleoperation.reflection.wave_impedance_rotation", t.wave_impedance.rotation);
+    const double f = t.wave_impedance.filter_hz;
+    if (!(std::isfinite(f) && f >= 0.0 && f <= 1000.0)) {
+      check.reject("teleoperation.reflection.wave_filter_hz", f, "must be in [0, 1000] Hz (0: none)");
+    }
   }
   const double tau = t.drift.time_constant;
   if (!(std::isfinite(tau) && tau > 0.0 && tau <= 100.0)) {
