@@ -104,6 +104,21 @@ Vector6 MasterPassivity::control(const Vector6& v_m, const Vector6& F_m, double 
   return F_m + alpha * v_m;
 }
 
+Vector6 MasterPassivity::control_scaled(const Vector6& v_m, const Vector6& F_m, double remote_in,
+                                        double dt) noexcept {
+  pending_dissipation_ = 0.0;
+  if (!v_m.allFinite() || !F_m.allFinite() || !valid_dt(dt)) return Vector6::Zero();
+  if (std::isfinite(remote_in) && remote_in > remote_in_) remote_in_ = remote_in;
+  energies_.observed = remote_in_ - energies_.out;
+  const double outflow = std::max(-F_m.dot(v_m), 0.0) * dt;
+  const double allowed = std::max(remote_in_ - energies_.out, 0.0);
+  const double excess = outflow - allowed;
+  if (!(excess > 0.0)) return F_m;
+  // c·outflow = allowed: `out` grows by exactly what may still leave.
+  pending_dissipation_ = excess;
+  return (allowed / outflow) * F_m;
+}
+
 void MasterPassivity::commit(const Vector6& v_m, const Vector6& F_rendered, double dt) noexcept {
   const double dissipated = pending_dissipation_;
   pending_dissipation_ = 0.0;

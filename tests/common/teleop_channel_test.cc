@@ -248,6 +248,24 @@ TEST(TeleopChannel, MasterControllerRemovesExactlyTheExcessOutflow) {
   }
 }
 
+TEST(TeleopChannel, TheScalingControllerOnlyLowersTheWrenchAndRemovesTheExcess) {
+  MasterPassivity master;
+  // The remote has put 0.01 J in; the hand gives way to a 20 N wrench at 1 m/s for 1 ms:
+  // 0.02 J would leave.
+  Vector6 v = Vector6::Zero();
+  v[0] = -1.0;
+  Vector6 F = Vector6::Zero();
+  F[0] = 20.0;
+  const Vector6 out = master.control_scaled(v, F, 0.01, 1e-3);
+  EXPECT_NEAR(out[0], 10.0, 1e-12);  // halved: never more than the wrench received
+  master.commit(v, out, 1e-3);
+  EXPECT_NEAR(master.energies().observed, 0.0, 1e-15);
+  EXPECT_NEAR(master.energies().dissipated, 0.01, 1e-15);
+  // No budget left: nothing more leaves, whatever the wrench.
+  const Vector6 none = master.control_scaled(v, 5.0 * F, 0.01, 1e-3);
+  EXPECT_EQ(none.norm(), 0.0);
+}
+
 TEST(TeleopChannel, SlaveControllerRemovesExactlyTheExcessOutflow) {
   // No drift compensation here: the velocity is the admittance PC's alone.
   DriftCompensation no_compensation;

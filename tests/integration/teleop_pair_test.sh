@@ -10,11 +10,24 @@
 #            well before the stall deadline
 #   console  `tether teleop` with the simulated 6R hand controller: the arm follows and the
 #            session ends cleanly
+#   delayed  through tether-linkem at 250 ms one way ±25 ms, the door in shared control
+#            with the passivity channel, the hand feeling the local model: no breach, both
+#            ports passive, the door within ±3° of the local model's (what the hand turned),
+#            the link's delay estimated, and the session's end an end rather than a stall
+#   silent   through the same link, the ground frozen (SIGSTOP): the remote stops by itself
+#            one stall bound after the last increment arrived, a one-way delay later
+#   keyboard `tether teleop --device keyboard --start door_shared` in a real terminal
+#            (tmux): nothing starts until space enables, the task then runs, space again
+#            disables without a stop, and Ctrl-C ends the session with a clean stop
 set -euo pipefail
 case_name=$1 remote_bin=$2 console_bin=$3 ground_bin=$4 src=$5
+linkem_bin=${6:-}
+linkem_pid=""
 work=$(mktemp -d)
 remote_pid="" ground_pid=""
 cleanup() {
+  [ -n "$linkem_pid" ] && kill "$linkem_pid" 2>/dev/null
+  tmux -L "tether-$$" kill-server 2>/dev/null || true
   [ -n "$ground_pid" ] && kill -CONT "$ground_pid" 2>/dev/null && kill -9 "$ground_pid" 2>/dev/null
   if [ -n "$remote_pid" ] && kill "$remote_pid" 2>/dev/null; then
     # A remote that outlives SIGTERM by 5 s is reported, then killed, so the case's own
@@ -112,15 +125,97 @@ stall|lost)
   echo "$status"
   if [ "$case_name" = stall ]; then
     echo "$status" | grep -q "teleoperation stream stalled" || fail "no stall stop"
-    # The breach reports the silence when the stop began: the deadline plus at most
-    # one control period (1 ms) and the frozen process's last in-flight increments.
+    # The breach reports the silence when the stop began and the bound in force (the
+    # task's timeout, or more if the arrivals were jittery): the deadline plus at most one
+    # control period (1 ms) and the frozen process's last in-flight increments.
     silence=$(echo "$status" | grep -o "stalled [0-9.]*" | awk '{ print $2 }')
-    awk -v s="$silence" -v b="$stall_bound" 'BEGIN { exit !(s >= b && s <= b + 0.0015) }' \
-      || fail "stall detected after $silence s"
+    bound=$(echo "$status" | grep -o "bound [0-9.]*" | awk '{ print $2 }')
+    awk -v s="$silence" -v b="$bound" -v t="$stall_bound" \
+      'BEGIN { exit !(b >= t && s >= b && s <= b + 0.0015) }' \
+      || fail "stall detected after $silence s (bound $bound s)"
   else
     echo "$status" | grep -q "ground link lost" || fail "no lost-link stop"
   fi
   echo "$status" | grep -qi "stopped" || fail "arm not stopped"
+  ;;
+delayed|silent)
+  # The link of a WAN: 250 ms one way, ±25 ms uniform jitter, order kept.
+  "$linkem_bin" --listen 127.0.0.1:0 --target "$addr" --delay 250ms --jitter 25ms \
+    --port-file "$work/lport" >"$work/linkem.log" 2>&1 &
+  linkem_pid=$!
+  for _ in $(seq 100); do [ -s "$work/lport" ] && break; sleep 0.05; done
+  far=127.0.0.1:$(cat "$work/lport")
+  sed -i "s/^  stall_timeout_s: \(.*\)/  stall_timeout_s: \1\n  reflection { method: REFLECTION_METHOD_PASSIVITY }/" \
+    "$work/door_shared.textproto"
+  console upload "$work/door_shared.textproto" --no-preview --replace >/dev/null ||
+    fail "upload refused"
+  if [ "$case_name" = delayed ]; then
+    "$ground_bin" --site door="$far" --server-name localhost --config "$pki/people/operator.conf" \
+      --start door_shared --device "sim:$src/local_site/scripts/rotate_door.hcscript" \
+      --predict iiwa7:door --reflect-from model --report "$work/report" \
+      >"$work/ground.log" 2>&1 || fail "tether-ground exit $?"
+    cat "$work/ground.log"
+    [ "$(field breached)" = 0 ] || fail "a bound was breached"
+    [ "$(field lost)" = 0 ] && [ "$(field duplicates)" = 0 ] || fail "increments lost or duplicated"
+    awk -v m="$(field min_master_observed_j)" -v r="$(field min_slave_observed_j)" \
+      'BEGIN { exit !(m >= -0.01 && r >= -0.01) }' || fail "a port was not passive"
+    door=$(field aux0_deg) predicted=$(field predicted_aux0_deg)
+    awk -v d="$door" -v p="$predicted" 'BEGIN { exit !(d > 38 && d < 50 && d - p < 3 && p - d < 3) }' \
+      || fail "door at $door deg, the local model at $predicted deg"
+    delay=$(field one_way_delay_ms)
+    awk -v d="$delay" 'BEGIN { exit !(d > 200 && d < 300) }' || fail "one-way delay estimated $delay ms"
+    # The session ended with the ground's stop, not the stall guard.
+    grep -q "operator stop" <(console status) || fail "the session did not end with a clean stop"
+  else
+    "$ground_bin" --site door="$far" --server-name localhost --config "$pki/people/operator.conf" \
+      --start door_shared --device "script:$src/local_site/scripts/door_swing.hcscript" \
+      >"$work/ground.log" 2>&1 &
+    ground_pid=$!
+    for _ in $(seq 200); do console status | grep -q "running" && break; sleep 0.05; done
+    console status | grep -q "running" || fail "the task never ran"
+    sleep 1.5
+    kill -STOP "$ground_pid"
+    frozen=$(date +%s%N)
+    for _ in $(seq 200); do console status | grep -Eq "^state +(stopping|stopped)" && break; sleep 0.01; done
+    after_ms=$(( ($(date +%s%N) - frozen) / 1000000 ))
+    status=$(console status)
+    echo "$status"
+    echo "stop seen $after_ms ms after the ground froze"
+    echo "$status" | grep -q "teleoperation stream stalled" || fail "no stall stop"
+    silence=$(echo "$status" | grep -o "stalled [0-9.]*" | awk '{ print $2 }')
+    bound=$(echo "$status" | grep -o "bound [0-9.]*" | awk '{ print $2 }')
+    # The in-flight quarter second still arrives; then silence for one bound, which the
+    # jitter of the link (arrival gaps up to ~50 ms) may have raised above 0.1 s.
+    awk -v s="$silence" -v b="$bound" 'BEGIN { exit !(b >= 0.1 && b <= 0.5 && s <= b + 0.0015) }' \
+      || fail "stall after $silence s with bound $bound s"
+    [ "$after_ms" -ge 250 ] && [ "$after_ms" -le 1500 ] || fail "stopped $after_ms ms after the freeze"
+  fi
+  ;;
+keyboard)
+  # A real terminal: tmux gives the console a pty, and keys arrive as a user types them.
+  tmux_cmd() { tmux -L "tether-$$" "$@"; }
+  tmux_cmd new-session -d -x 160 -y 50 \
+    "$console_bin --remote $addr --config $pki/people/operator.conf teleop --device keyboard \
+       --start door_shared >$work/ground.log 2>&1; echo exit \$? >>$work/ground.log; sleep 30"
+  sleep 1.5
+  console status | grep -Eq "^state +idle" || fail "the task started before the operator enabled"
+  tmux_cmd send-keys " "  # enable
+  for _ in $(seq 100); do console status | grep -q "running" && break; sleep 0.05; done
+  console status | grep -q "running" || { cat "$work/ground.log"; fail "enabling did not start the task"; }
+  tmux_cmd send-keys "w"  # a key that drives while enabled
+  sleep 0.5
+  tmux_cmd send-keys " "  # disable: the arm holds, nothing latches
+  sleep 0.5
+  status=$(console status)
+  echo "$status" | grep -q "running" || fail "disabling stopped the task: $status"
+  tmux_cmd send-keys " "  # enable again: resumes without a reset
+  sleep 0.3
+  console status | grep -q "running" || fail "re-enabling did not resume"
+  tmux_cmd send-keys C-c
+  for _ in $(seq 100); do grep -q "^exit" "$work/ground.log" && break; sleep 0.05; done
+  cat "$work/ground.log"
+  grep -q "^exit 0" "$work/ground.log" || fail "tether teleop did not end cleanly"
+  grep -q "operator stop" <(console status) || fail "the session did not end with a clean stop"
   ;;
 *) echo "unknown case $case_name"; exit 2 ;;
 esac

@@ -1,9 +1,12 @@
 # The ground/remote pair as separate processes on loopback (issue 4, deliverables 5 and 7).
-foreach(case teleop stall lost console)
+# Issue 13: across a delayed link (delayed, silent) and the enabling switch in a real
+# terminal (keyboard).
+foreach(case teleop stall lost console delayed silent keyboard)
   add_test(NAME TeleopPair.${case}
            COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/teleop_pair_test.sh ${case}
                    $<TARGET_FILE:tether-remote> $<TARGET_FILE:tether>
-                   $<TARGET_FILE:tether-ground> ${PROJECT_SOURCE_DIR})
+                   $<TARGET_FILE:tether-ground> ${PROJECT_SOURCE_DIR}
+                   $<TARGET_FILE:tether-linkem>)
   # Real-time loops in two processes: run alone so compiler load or other tests do not
   # starve them.
   set_tests_properties(TeleopPair.${case} PROPERTIES RUN_SERIAL TRUE TIMEOUT 120

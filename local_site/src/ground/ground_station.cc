@@ -285,10 +285,13 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
   // Built before the session: fetching the task and compiling the scene take a round trip
   // and a moment that must not delay the start.
   std::unique_ptr<LocalModel> model;  // outlives the session (declared first)
-  if (!options.predict.empty() && !options.start_task.empty()) {
+  std::optional<TaskParameters> task;
+  if (!options.start_task.empty()) {
     try {
-      const auto [summary, task] = teleop_watch->client().get(options.start_task);
-      model = std::make_unique<LocalModel>(parse_local_model(options.predict), task);
+      task = teleop_watch->client().get(options.start_task).second;
+      if (!options.predict.empty()) {
+        model = std::make_unique<LocalModel>(parse_local_model(options.predict), *task);
+      }
     } catch (const RemoteError& e) {
       out << "tether-ground: " << e.what() << std::endl;
       return e.unreachable() ? 6 : 1;
@@ -319,6 +322,7 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
       // The model starts with the call: the remote starts when the call arrives and takes
       // the increments sampled from then on, so both see the same motion.
       if (model) session.attach_model(model.get(), options.reflect_from_model);
+      session.set_task(*task);
       teleop_watch->client().start(options.start_task);
     } catch (const RemoteError& e) {
       session.stop();

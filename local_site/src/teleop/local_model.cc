@@ -53,8 +53,10 @@ LocalModel::LocalModel(const LocalModelOptions& options, const TaskParameters& t
   TaskParameters local = task;
   // The model follows its increments at once: there is no link to de-jitter.
   local.teleoperation.max_playout_delay = 0.0;
-  // ...nor a delayed channel to keep passive: the model is the hand's direct partner.
-  local.teleoperation.reflection = ReflectionMethod::kNone;
+  // Wave variables need the link's wave; the model is the hand's direct partner.
+  if (local.teleoperation.reflection == ReflectionMethod::kWave) {
+    local.teleoperation.reflection = ReflectionMethod::kNone;
+  }
   impl_ = std::make_unique<Impl>(arm_model, sim, local);
   impl_->executor.submit(local, true);
   impl_->loop.run_cycles(1);  // picks the task up
@@ -63,13 +65,14 @@ LocalModel::LocalModel(const LocalModelOptions& options, const TaskParameters& t
 LocalModel::~LocalModel() = default;
 
 void LocalModel::step(const Vector6& increment, double arm_angle_increment, TeleopMode mode,
-                      bool enabled, double dt) noexcept {
+                      bool enabled, double master_in, double dt) noexcept {
   remote::HandControllerSample s;
   s.sequence = ++sequence_;
   s.increment = increment;
   s.arm_angle_increment = arm_angle_increment;
   s.mode = mode;
   s.deadman = enabled;
+  s.master_in = master_in;
   impl_->queue.push(s);
   carry_ += dt;
   const double period = impl_->task.period;
@@ -84,6 +87,7 @@ void LocalModel::step(const Vector6& increment, double arm_angle_increment, Tele
   aux0_ = t.aux[0];
   time_ = t.task_time;
   state_ = t.state;
+  slave_in_ = t.channel.slave.in;
 }
 
 }  // namespace tether::local

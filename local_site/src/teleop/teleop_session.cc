@@ -101,6 +101,10 @@ void TeleopSession::start() {
 
 void TeleopSession::stop() { stop_.store(true); }
 
+void TeleopSession::set_task(const TaskParameters& task) {
+  task_method_.store(static_cast<int>(task.teleoperation.reflection));
+}
+
 void TeleopSession::attach_model(LocalModel* model, bool reflect_from_model) {
   reflect_from_model_.store(reflect_from_model);
   model_.store(model, std::memory_order_release);
@@ -162,13 +166,18 @@ void TeleopSession::sample_loop() {
 
     // The hand-controller port of the reflection channel: v_m in remote units, F_m the
     // remote's wrench (delayed) such that the hand renders −S ⊙ F_m.
-    if (reflection.reflection != method ||
+    // The task this session started says the channel from its first sample; until the
+    // remote reports it running, its reflections still describe the task before.
+    const int known = task_method_.load(std::memory_order_relaxed);
+    const ReflectionMethod wanted =
+        known >= 0 ? static_cast<ReflectionMethod>(known) : reflection.reflection;
+    if (wanted != method ||
         (method == ReflectionMethod::kWave &&
          !(reflection.wave_impedance.translation == wave_b.translation &&
            reflection.wave_impedance.rotation == wave_b.rotation &&
            reflection.wave_impedance.filter_hz == wave_b.filter_hz))) {
       // A new task's channel starts from rest.
-      method = reflection.reflection;
+      method = wanted;
       passivity.reset();
       if (method == ReflectionMethod::kWave && reflection.wave_impedance.translation > 0.0 &&
           reflection.wave_impedance.rotation > 0.0 && reflection.wave_impedance.filter_hz >= 0.0 &&
@@ -178,6 +187,8 @@ void TeleopSession::sample_loop() {
       }
     }
     const Vector6 v_m = increment.increment / dt;
+    // The other end of the hand's port: the remote, or the model when the hand feels it.
+    double other_in = reflection.slave_in;
     Vector6 F_m = input_.config().reflection.source == ForceReflectionConfig::Source::kTrackingError
                       ? Vector6(-reflection.tracking_error)
                       : reflection.measured;
@@ -188,17 +199,28 @@ void TeleopSession::sample_loop() {
       const double elapsed = model_last_ns == 0 ? dt : static_cast<double>(now - model_last_ns) * 1e-9;
       model_last_ns = now;
       model->step(increment.increment, increment.arm_angle_increment, increment.mode,
-                  increment.deadman && increment.valid, std::min(elapsed, 0.05));
-      if (reflect_from_model_.load(std::memory_order_relaxed)) F_m = model->wrench();
+                  increment.deadman && increment.valid, master_.energies.in,
+                  std::min(elapsed, 0.05));
+      if (reflect_from_model_.load(std::memory_order_relaxed)) {
+        F_m = model->wrench();
+        other_in = model->slave_in();
+      }
     }
     if (!F_m.allFinite()) F_m.setZero();
     master_.wave.setZero();
     switch (method) {
       case ReflectionMethod::kNone:
         break;
-      case ReflectionMethod::kPassivity:
-        F_m = passivity.control(v_m, F_m, reflection.slave_in, dt);
+      case ReflectionMethod::kPassivity: {
+        // The damping controller, unless the hand's clamp would cut its damping (and with it
+        // the dissipation): then the controller that only lowers the wrench.
+        const Vector6 damped = passivity.control(v_m, F_m, other_in, dt);
+        const ForceReflectionConfig& c = input_.config().reflection;
+        const bool clamped = damped.head<3>().norm() * c.force_scale > c.max_force ||
+                             damped.tail<3>().norm() * c.torque_scale > c.max_torque;
+        F_m = clamped ? passivity.control_scaled(v_m, F_m, other_in, dt) : damped;
         break;
+      }
       case ReflectionMethod::kWave:
         wave.set_remote_in(reflection.slave_in);
         wave.step(v_m, reflection.return_wave.allFinite() ? reflection.return_wave

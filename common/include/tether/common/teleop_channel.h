@@ -88,6 +88,13 @@ class MasterPassivity {
   // Accounts no energy yet: the caller may clamp the wrench it actually renders and passes
   // that to commit().
   Vector6 control(const Vector6& v_m, const Vector6& F_m, double remote_in, double dt) noexcept;
+  // The same observer, a controller that only ever lowers the wrench: F_m' = c F_m with
+  // c ∈ [0, 1] the largest that keeps `observed` ≥ 0. For a hand whose rendered wrench is
+  // clamped: the damping of control() may exceed the clamp and be cut, and the energy it
+  // was to remove then leaves the channel; c F_m is never cut further than F_m. Use one of
+  // control() and control_scaled() per sample, then commit().
+  Vector6 control_scaled(const Vector6& v_m, const Vector6& F_m, double remote_in,
+                         double dt) noexcept;
   // Accounts the wrench actually rendered (same units and axes as F_m, after any clamp) for
   // the v_m and dt of the last control(): P = F·v; P > 0 adds to `in`, P < 0 to `out`; the
   // PC's dissipation from that control() is added to `dissipated`. Non-finite input or an

@@ -13,6 +13,11 @@
 // samples at 1 kHz and the shipped tasks run at 1 ms, so one each on this 2-core machine).
 // Stepping allocates nothing; construction compiles the MuJoCo scene (not real time).
 //
+// The hand and the model close a loop with no link delay, but not without lag (one sample,
+// the wrench filter): at a high reflection gain it rings like the remote's own loop. With
+// the passivity channel the model keeps its slave port and the hand balances against it, so
+// the local loop is kept passive by the same observers as the delayed one.
+//
 // Frames: wrench() is the modelled F_a (robot on environment) at the MOTION origin rotated
 // into the hand-controller axes of the last increment's mode, as the remote's reflection is.
 
@@ -46,13 +51,18 @@ class LocalModel {
   // One ground sample of `dt` seconds: the increment (hand-controller axes of `mode`,
   // remote units) is applied by the model's teleoperation behaviour at once, then the
   // model advances by the whole task periods in dt.
+  // `master_in` is the hand port's cumulative input energy [J]: with the passivity channel
+  // the model's own slave port spends it, at once, as the remote does a link delay later.
   void step(const Vector6& increment, double arm_angle_increment, TeleopMode mode, bool enabled,
-            double dt) noexcept;
+            double master_in, double dt) noexcept;
 
   const Vector6& wrench() const noexcept { return wrench_; }  // hand-controller axes [N, N·m]
   double aux0() const noexcept { return aux0_; }              // door angle [rad] in the door scene
   double time() const noexcept { return time_; }              // [s] model task time
   ExecutorState state() const noexcept { return state_; }
+  // The model's slave port: cumulative input energy [J], what the hand's passivity observer
+  // balances against when the hand feels the model.
+  double slave_in() const noexcept { return slave_in_; }
 
  private:
   struct Impl;
@@ -61,6 +71,7 @@ class LocalModel {
   double aux0_ = 0.0;
   double time_ = 0.0;
   double carry_ = 0.0;  // [s] sampled time not yet stepped
+  double slave_in_ = 0.0;
   std::uint64_t sequence_ = 0;
   ExecutorState state_ = ExecutorState::kIdle;
 };

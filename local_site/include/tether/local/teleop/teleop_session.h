@@ -138,6 +138,9 @@ class TeleopSession {
   // `reflect_from_model` the hand feels the model's wrench instead of the remote's delayed
   // one. The model must outlive the session.
   void attach_model(LocalModel* model, bool reflect_from_model);
+  // The task this session starts: its reflection channel applies from the next sample, before
+  // the remote's reflections (a round trip behind) can say so.
+  void set_task(const TaskParameters& task);
   // CLOCK_MONOTONIC [ns] of the session's time 0 (TeleopTrace::time), once sampling began.
   std::int64_t start_ns() const { return start_ns_.load(); }
 
@@ -162,6 +165,7 @@ class TeleopSession {
   std::atomic<std::int64_t> start_ns_{0};
   std::atomic<LocalModel*> model_{nullptr};
   std::atomic<bool> reflect_from_model_{false};
+  std::atomic<int> task_method_{-1};  // ReflectionMethod of the started task; -1: unknown
   // Link estimate (reader thread): the best (least) round trip less the remote's holding.
   double best_path_ = 1e9;
   double one_way_delay_ = 0.0;
