@@ -14,6 +14,8 @@
 #include "tether/linkem/udp_link_emulator.h"
 #include "tether/remote/arm_link/simarm_server.h"
 #include "tether/remote/arm_link/udp_arm.h"
+#include "tether/remote/loop/control_loop.h"
+#include "tether/remote/loop/executor.h"
 #include "tether/remote/sim/simulated_arm.h"
 #include "udp_peer.h"
 
@@ -131,6 +133,73 @@ TEST(ArmLinkThroughEmulator, NeverAppliesADuplicatedOrReorderedDatagramTwiceOrOu
   EXPECT_GT(c.dropped_stale, 100U);
   EXPECT_GT(st.stale_dropped, 100U);
   EXPECT_EQ(c.dropped_corrupt + c.dropped_foreign + c.dropped_unauthenticated, 0U);
+}
+
+// The executor itself on the far side of the emulated arm link, its loop in real time: it
+// holds a task through random loss (each cycle uses the last state) and stops it as an arm
+// fault once the link is declared lost.
+struct ExecutorThroughLink {
+  explicit ExecutorThroughLink(const linkem::UdpLinkProfile& profile)
+      : relayed(profile, 0.010), executor(relayed.model, queue),
+        loop(*relayed.arm, executor, Pacing::kRealTime) {
+    loop.start();
+    TaskParameters hold;  // hold the start pose, compliantly
+    hold.name = "hold";
+    executor.submit(hold, true);
+  }
+  ~ExecutorThroughLink() {
+    executor.request_stop();
+    std::this_thread::sleep_for(50ms);
+    loop.stop();
+  }
+  // Waits until the executor is in `state` (or `limit` passed); returns the state seen.
+  ExecutorState wait_for(ExecutorState state, std::chrono::milliseconds limit) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    while (executor.status().state != state && std::chrono::steady_clock::now() < end) {
+      std::this_thread::sleep_for(1ms);
+    }
+    return executor.status().state;
+  }
+  Relayed relayed;
+  HandControllerQueue queue;
+  Executor executor;
+  ControlLoop loop;
+};
+
+TEST(ExecutorThroughEmulatedArmLink, KeepsItsTaskThroughRandomLossOnTheLastState) {
+  linkem::UdpLinkProfile profile;
+  profile.up.loss = 0.2;
+  profile.down.loss = 0.2;
+  ExecutorThroughLink e(profile);
+  ASSERT_EQ(e.wait_for(ExecutorState::kRunning, 1000ms), ExecutorState::kRunning);
+  std::this_thread::sleep_for(2s);
+  const ExecutorStatus s = e.executor.status();
+  EXPECT_EQ(s.state, ExecutorState::kRunning) << describe(s.breach);
+  const linkem::UdpEmulatorStatistics st = e.relayed.link->statistics();
+  std::printf("executor through 20%% loss each way for 2 s: %llu states and %llu commands lost, "
+              "state %s\n",
+              static_cast<unsigned long long>(st.down.lost),
+              static_cast<unsigned long long>(st.up.lost), to_string(s.state));
+  EXPECT_GT(st.down.lost, 200U);
+}
+
+TEST(ExecutorThroughEmulatedArmLink, StopsTheTaskAsAnArmFaultWhenTheLinkIsLost) {
+  ExecutorThroughLink e(linkem::UdpLinkProfile{});
+  ASSERT_EQ(e.wait_for(ExecutorState::kRunning, 1000ms), ExecutorState::kRunning);
+  // 60 ms without states: longer than the 10 ms link timeout (about 10 consecutive losses).
+  linkem::UdpLinkProfile profile;
+  profile.down.outages.push_back({e.relayed.link->now() + 0.1, e.relayed.link->now() + 0.16});
+  e.relayed.link->set_profile(profile);
+  const auto start = std::chrono::steady_clock::now();
+  const ExecutorState state = e.wait_for(ExecutorState::kStopped, 2000ms);
+  EXPECT_TRUE(state == ExecutorState::kStopped || state == ExecutorState::kStopping)
+      << to_string(state);
+  const ExecutorStatus s = e.executor.status();
+  EXPECT_EQ(s.breach.cause, BreachCause::kArmFault) << describe(s.breach);
+  std::printf("outage of 60 ms from +100 ms: stopped (%s) %.0f ms after the outage was set\n",
+              describe(s.breach).c_str(),
+              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                  .count());
 }
 
 }  // namespace

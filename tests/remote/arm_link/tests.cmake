@@ -36,4 +36,4 @@ endforeach()
 # reordering. Real time: run alone.
 tether_add_test(arm_link_through_emulator_test SERIAL
                 SOURCES remote/arm_link/arm_link_through_emulator_test.cc
-                LIBS tether::arm_link tether::sim tether::linkem)
+                LIBS tether::arm_link tether::sim tether::linkem tether::control)
