@@ -64,7 +64,8 @@ run() {
   linkem_pid=$!
   for _ in $(seq 100); do [ -s "$work/lport" ] && break; sleep 0.1; done
   local addr=127.0.0.1:$(cat "$work/lport")
-  local client=(--config "$work/pki/people/operator.conf" --server-name localhost)
+  # Three round trips (TLS, HTTP/2, the call) before a first reply: 6 s at 1 s one way.
+  local client=(--config "$work/pki/people/operator.conf" --server-name localhost --timeout 20s)
   "$build/local_site/apps/tether" --remote "$addr" "${client[@]}" upload \
     "$work/door_shared.textproto" --no-preview >"$work/session.log" 2>&1 ||
     { echo "delay scenarios: upload failed ($name)"; cat "$work/session.log"; exit 1; }

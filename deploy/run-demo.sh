@@ -10,13 +10,17 @@
 #   3. tether-ground connects to both sites, watches them, and teleoperates the second door in
 #      shared control with a scripted hand controller and force reflection, reporting the
 #      link's round-trip latency;
+#   3b. the same across a WAN-like link: tether-linkem delays the second site by 250 ms one
+#      way (±25 ms), the task uses the passivity channel and the hand feels the ground's local
+#      model; the summary gives the door against the model's prediction, both ports' least
+#      observed energy and the estimated delay, and the session's figure is written;
 #   4. the door experiment's three variants with their plots (deploy/door-plots.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash deploy/install-deps.sh
 cmake --preset release >/dev/null
-cmake --build --preset release --target tether-remote tether tether-ground tether-arm
+cmake --build --preset release --target tether-remote tether tether-ground tether-arm tether-linkem
 export TETHER_DATA_DIR="$PWD/common"
 bin_remote=build/release/remote_site/apps/tether-remote
 bin_console=build/release/local_site/apps/tether
@@ -71,6 +75,27 @@ echo "== tether-ground: both sites watched, door-b in shared control with force 
 "$bin_ground" --site door-a="$addr" --site door-b="$addr_b" --teleop door-b --config "$pki/people/demo.conf" \
   --start door_shared --device script:local_site/scripts/rotate_door.hcscript \
   --report "$out/door_shared_ground.txt"
+
+echo
+echo "== the same door across a 250 ms (±25 ms) link: passivity channel, local model =="
+# A fresh door-b, its door closed again: the ground's local model starts from the scene's
+# initial configuration, as the remote does.
+kill "${pids[1]}"
+wait "${pids[1]}" 2>/dev/null || true
+rm -f "$work/door-b.port"
+serve door-b
+addr_b=127.0.0.1:$(cat "$work/door-b.port")
+build/release/common/tether-linkem --listen 127.0.0.1:0 --target "$addr_b" --delay 250ms \
+  --jitter 25ms --port-file "$work/linkem.port" >"$out/linkem.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do [ -s "$work/linkem.port" ] && break; sleep 0.1; done
+far=127.0.0.1:$(cat "$work/linkem.port")
+"$bin_console" --remote "$addr_b" --config "$pki/people/demo.conf" upload \
+  remote_site/tasks/door_shared_delayed.textproto --no-preview
+"$bin_ground" --site door-b="$far" --server-name localhost --config "$pki/people/demo.conf" \
+  --start door_shared_delayed --device sim:local_site/scripts/rotate_door.hcscript \
+  --predict iiwa7:door --reflect-from model --report "$out/door_shared_delayed_ground.txt" \
+  --plot "$out/door_shared_delayed.png"
 
 echo
 echo "== the door experiment's three variants, with plots =="

@@ -31,7 +31,7 @@ bash deploy/install-deps.sh
 # TSan: the loop's lock-free hand-offs, the executor across threads, the control lease, the
 # arm link's sockets and threads (UdpArm, the simulated-arm server), and the gRPC server with
 # its teleoperation and telemetry streams against a real-time loop.
-asan_smoke=(task_validation_test task_io_test arm_link_protocol_test bounds_monitor_test
+asan_smoke=(task_validation_test task_io_test arm_link_protocol_test bounds_monitor_test teleop_channel_test
   executor_test lock_free_test)
 tsan_smoke=(lock_free_test executor_test control_lease_test simarm_server_test udp_arm_test
   remote_site_server_test)

@@ -1,4 +1,6 @@
 // tether-ground: the local site's operator service (see ground/ground_station.h).
+#include <chrono>
+#include <cmath>
 #include <iostream>
 #include <stdexcept>
 #include <string>
@@ -113,6 +115,12 @@ int main(int argc, char** argv) {
                  "start this stored task on the teleoperated site once streaming,\n"
                  "and stop it at the end")
       ->option_text("TASK");
+  double timeout = 5.0;
+  app.add_option("--timeout", timeout,
+                 "deadline of each remote call, connection included (default 5s; a\n"
+                 "link of 1 s each way needs about 10s)")
+      ->option_text("T")
+      ->transform(cli::Seconds(0.001, 3600.0));
   app.add_option("--settle", options.settle,
                  "after a script ends, keep the stream open until the remote has played\n"
                  "out every increment and this long more (default 0.5s)")
@@ -146,6 +154,7 @@ int main(int argc, char** argv) {
     options.credentials =
         ClientCredentials{tls.insecure, tls.ca, tls.cert, tls.key, tls.server_name};
     options.reflect_from_model = reflect_from == "model";
+    options.timeout = std::chrono::milliseconds(std::llround(timeout * 1e3));
     if (options.reflect_from_model && options.predict.empty()) {
       throw CLI::ValidationError("--reflect-from", "model needs --predict [ARM:]SCENE");
     }

@@ -145,13 +145,19 @@ delayed|silent)
   linkem_pid=$!
   for _ in $(seq 100); do [ -s "$work/lport" ] && break; sleep 0.05; done
   far=127.0.0.1:$(cat "$work/lport")
-  sed -i "s/^  stall_timeout_s: \(.*\)/  stall_timeout_s: \1\n  reflection { method: REFLECTION_METHOD_PASSIVITY }/" \
-    "$work/door_shared.textproto"
-  console upload "$work/door_shared.textproto" --no-preview --replace >/dev/null ||
+  # The shipped task for delayed links (the passivity channel), with this file's wider
+  # torque bound and sanitizer allowances.
+  sed -e 's/max_torque_nm: 60/max_torque_nm: 200/' \
+    -e "s/stall_timeout_s: [0-9.]*/stall_timeout_s: $stall_bound/" \
+    "$src/remote_site/tasks/door_shared_delayed.textproto" >"$work/door_shared_delayed.textproto"
+  [ -n "${TETHER_SANITIZER:-}" ] &&
+    sed -i 's/max_consecutive_overruns: [0-9]*/max_consecutive_overruns: 1000/' \
+      "$work/door_shared_delayed.textproto"
+  console upload "$work/door_shared_delayed.textproto" --no-preview >/dev/null ||
     fail "upload refused"
   if [ "$case_name" = delayed ]; then
     "$ground_bin" --site door="$far" --server-name localhost --config "$pki/people/operator.conf" \
-      --start door_shared --device "sim:$src/local_site/scripts/rotate_door.hcscript" \
+      --start door_shared_delayed --device "sim:$src/local_site/scripts/rotate_door.hcscript" \
       --predict iiwa7:door --reflect-from model --report "$work/report" \
       >"$work/ground.log" 2>&1 || fail "tether-ground exit $?"
     cat "$work/ground.log"
@@ -168,7 +174,7 @@ delayed|silent)
     grep -q "operator stop" <(console status) || fail "the session did not end with a clean stop"
   else
     "$ground_bin" --site door="$far" --server-name localhost --config "$pki/people/operator.conf" \
-      --start door_shared --device "script:$src/local_site/scripts/door_swing.hcscript" \
+      --start door_shared_delayed --device "script:$src/local_site/scripts/door_swing.hcscript" \
       >"$work/ground.log" 2>&1 &
     ground_pid=$!
     for _ in $(seq 200); do console status | grep -q "running" && break; sleep 0.05; done

@@ -405,6 +405,7 @@ int cmd_teleop(Context& c) {
       *reflection_source_from_name(c.args.get("--reflect", "measured"));
   options.duration = c.args.seconds("--duration", options.duration);
   options.start_task = c.args.get("--start");
+  options.timeout = c.globals.timeout;
   const int status = run_ground_station(options, c.out);
   return status == 6 ? kExitUnreachable : status == 0 ? kExitOk : kExitError;
 }

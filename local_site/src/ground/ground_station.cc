@@ -32,9 +32,11 @@ extern "C" void on_signal(int) { interrupted.store(true); }
 class SiteWatch {
  public:
   SiteWatch(const SiteAddress& site, const std::string& operator_name,
-            const ClientCredentials& credentials, std::ostream& out, std::mutex& out_mutex)
+            const ClientCredentials& credentials, std::chrono::milliseconds timeout,
+            std::ostream& out, std::mutex& out_mutex)
       : site_(site), out_(out), out_mutex_(out_mutex) {
     ClientOptions options;
+    options.deadline = timeout;
     options.operator_name = operator_name;
     options.credentials = credentials;
     client_ = std::make_unique<RemoteSiteClient>(site.address, options);
@@ -232,7 +234,8 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
   try {
     for (const SiteAddress& site : options.sites) {
       watches.push_back(
-          std::make_unique<SiteWatch>(site, operator_name, options.credentials, out, out_mutex));
+          std::make_unique<SiteWatch>(site, operator_name, options.credentials, options.timeout,
+                                      out, out_mutex));
       watches.back()->start();
       if (options.teleop_site.empty() ? teleop_watch == nullptr
                                       : site.name == options.teleop_site) {
@@ -291,6 +294,13 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
       task = teleop_watch->client().get(options.start_task).second;
       if (!options.predict.empty()) {
         model = std::make_unique<LocalModel>(parse_local_model(options.predict), *task);
+        const SiteStatus status = teleop_watch->client().status();
+        if (status.has_measured_joints &&
+            (status.measured_joints - model->initial_joints()).cwiseAbs().maxCoeff() > 0.02) {
+          out << "[" << teleop_site.name << "] warning: the remote's arm is not where the local "
+              << "model starts (its scene's initial configuration): the prediction is offset"
+              << std::endl;
+        }
       }
     } catch (const RemoteError& e) {
       out << "tether-ground: " << e.what() << std::endl;
@@ -321,6 +331,17 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
     try {
       // The model starts with the call: the remote starts when the call arrives and takes
       // the increments sampled from then on, so both see the same motion.
+      if (task->teleoperation.reflection != ReflectionMethod::kNone &&
+          (!input.device().has_actuators() ||
+           input.config().reflection.source == ForceReflectionConfig::Source::kNone)) {
+        std::lock_guard lock(out_mutex);
+        out << "[" << teleop_site.name << "] warning: '" << options.start_task << "' uses the "
+            << to_string(task->teleoperation.reflection)
+            << " reflection channel, which lets the remote do only the work the operator's hand "
+               "puts in against the reflected wrench; this hand controller renders none, so "
+               "the arm will not push against anything"
+            << std::endl;
+      }
       if (model) session.attach_model(model.get(), options.reflect_from_model);
       session.set_task(*task);
       teleop_watch->client().start(options.start_task);

@@ -50,6 +50,7 @@ LocalModel::LocalModel(const LocalModelOptions& options, const TaskParameters& t
   remote::SimulationOptions sim;
   sim.scene = *scene;
   sim.initial_position = remote::default_initial_position(*scene, arm_model);
+  initial_joints_ = *sim.initial_position;
   TaskParameters local = task;
   // The model follows its increments at once: there is no link to de-jitter.
   local.teleoperation.max_playout_delay = 0.0;

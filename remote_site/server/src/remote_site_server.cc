@@ -610,6 +610,10 @@ class TeleopReactor final
     server::callback_ends(this);
     server::callback_ends(&in_);
     server::callback_ends(&out_);
+    // Whatever came before this stream is over: its link's statistics do not carry over.
+    HandControllerSample opened;
+    opened.opened = true;
+    if (!site_.queue.push(opened)) site_.teleop_queue_full.fetch_add(1);
     site_.hub.subscribe(this);
     spdlog::info("teleoperation stream opened by {}", operator_);
     StartRead(&in_);

@@ -271,6 +271,28 @@ TEST_F(TeleopFixture, AStreamThatEndsCleanlyIsAnEndAndNotAStall) {
   EXPECT_TRUE(teleop.stalled(params, 0.5));
 }
 
+TEST_F(TeleopFixture, ANewStreamLearnsItsLinkAfreshAndItsStallClockRunsFromItsOpening) {
+  PacedStream stream{*this};
+  Vector6 inc = Vector6::Zero();
+  inc[0] = 1e-5;
+  // A loopback stream, then one through a link 250 ms longer with no jitter.
+  for (int ms = 0; ms < 500; ++ms) {
+    stream.send_at(ms, ms, inc);
+    stream.cycle(ms);
+  }
+  HandControllerSample opened;
+  opened.opened = true;
+  ASSERT_TRUE(queue.push(opened));
+  stream.cycle(500);
+  EXPECT_FALSE(teleop.stalled(params, 0.55));
+  for (int ms = 500; ms < 1500; ++ms) {
+    stream.send_at(ms, ms + 250, inc);
+    stream.cycle(ms + 250);
+  }
+  // The longer link is not mistaken for jitter to be absorbed.
+  EXPECT_LT(teleop.counters().playout_delay, 0.002);
+}
+
 TEST_F(TeleopFixture, ThePassivityMethodDrivesNoMoreEnergyIntoTheEnvironmentThanTheHandPutIn) {
   params.reflection = ReflectionMethod::kPassivity;
   teleop.reset(params, context);

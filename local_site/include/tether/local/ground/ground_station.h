@@ -5,6 +5,7 @@
 // stream), and teleoperates one of them with a hand controller — increments out at the
 // teleoperation rate, force reflection rendered on the hand controller's actuators.
 
+#include <chrono>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -36,6 +37,9 @@ struct GroundOptions {
   std::string report_path;        // also write the summary as "key value" lines
   std::string plot_path;          // also write the session's figure (.png or .svg)
   double settle = 0.5;            // [s] TeleopOptions::settle
+  // Deadline of each remote call, connection included: a link of 1 s each way takes three
+  // round trips (TLS, HTTP/2, the call) before the first reply.
+  std::chrono::milliseconds timeout{5000};
   // With --start: run the task on a local model of the site too ("ARM:SCENE", LocalModel),
   // driven by the operator without delay; report predicted against actual. Empty: none.
   std::string predict;

@@ -63,6 +63,10 @@ class LocalModel {
   // The model's slave port: cumulative input energy [J], what the hand's passivity observer
   // balances against when the hand feels the model.
   double slave_in() const noexcept { return slave_in_; }
+  // Where the model's arm starts: its scene's initial configuration [rad]. The scene is
+  // built around it, so the model predicts the remote only from the same start (the ground
+  // warns when the remote's arm is elsewhere).
+  const JointVector& initial_joints() const noexcept { return initial_joints_; }
 
  private:
   struct Impl;
@@ -72,6 +76,7 @@ class LocalModel {
   double time_ = 0.0;
   double carry_ = 0.0;  // [s] sampled time not yet stepped
   double slave_in_ = 0.0;
+  JointVector initial_joints_ = JointVector::Zero();
   std::uint64_t sequence_ = 0;
   ExecutorState state_ = ExecutorState::kIdle;
 };

@@ -38,7 +38,7 @@ void Teleoperation::reset(const TeleoperationParameters& parameters,
                           const BehaviourContext& context) {
   HandControllerSample stale;
   while (queue_->pop(stale)) {
-    if (stale.end) continue;
+    if (stale.end || stale.opened) continue;
     counters_.last_sequence = std::max(counters_.last_sequence, stale.sequence);
     counters_.last_received = std::max(counters_.last_received, stale.sequence);
   }
@@ -50,6 +50,10 @@ void Teleoperation::reset(const TeleoperationParameters& parameters,
   ended_ = false;
   received_since_reset_ = false;
   gap_peak_ = 0.0;
+  // The link is learnt afresh per task: a stream that opened just before (its marker was
+  // discarded above) may run over another link than the last.
+  offset_known_ = false;
+  spread_peak_ = 0.0;
   passivity_ = SlavePassivity(parameters.drift);
   if (parameters.reflection == ReflectionMethod::kWave) {
     wave_ = WaveSlave(parameters.wave_impedance);
@@ -92,6 +96,18 @@ void Teleoperation::take(const HandControllerSample& sample,
                          const BehaviourContext& context) noexcept {
   if (sample.end) {
     ended_ = true;
+    return;
+  }
+  if (sample.opened) {
+    // A new stream, perhaps over another link or from another ground: what the last one
+    // taught about offsets, jitter and gaps does not hold for it, and its stall clock runs
+    // from its opening.
+    ended_ = false;
+    offset_known_ = false;
+    spread_peak_ = 0.0;
+    gap_peak_ = 0.0;
+    received_since_reset_ = false;
+    last_sample_time_ = context.elapsed;
     return;
   }
   if (sample.sequence <= counters_.last_received) {

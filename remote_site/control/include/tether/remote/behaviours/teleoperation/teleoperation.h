@@ -72,6 +72,9 @@ struct HandControllerSample {
   // The stream ended cleanly (the operator ended the session): an end, not a stall. Carries
   // nothing else and no sequence.
   bool end = false;
+  // A stream opened: its arrival statistics start afresh and its stall clock runs from now.
+  // Carries nothing else and no sequence.
+  bool opened = false;
   // Delay-robust reflection (teleop_channel.h), from the ground's side of the channel:
   double master_in = 0.0;          // [J] cumulative energy into the channel at the hand
   double master_observed = 0.0;    // [J] the ground's observed energy, for telemetry
