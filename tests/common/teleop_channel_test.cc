@@ -553,54 +553,54 @@ TEST(TeleopChannel, WaveChannelFollowsTheMasterInFreeSpaceWithoutDelay) {
 
 TEST(TeleopChannel, WaveChannelIsPassiveForAnyConstantDelay) {
   for (const double filter_hz : {0.0, 2.0})
-  for (const int delay : {1, 37, 250}) {
-    const WaveImpedance b{20.0, 5.0, filter_hz};
-    SCOPED_TRACE("one-way delay " + std::to_string(delay) + " samples, wave filter " +
-                 std::to_string(filter_hz) + " Hz");
-    std::mt19937 rng(300 + delay);
-    WaveMaster master(b);
-    WaveSlave slave(b);
-    DelayLine<Vector6> forward(delay, Vector6::Zero());
-    DelayLine<Vector6> backward(delay, Vector6::Zero());
-    DelayLine<double> ground_in_line(delay, 0.0);
-    DelayLine<double> remote_in_line(delay, 0.0);
-    Vector6 w_received = Vector6::Zero();
-    Vector6 v_m = Vector6::Zero();
-    Vector6 F_s = Vector6::Zero();
-    double net_in = 0.0;  // Σ (F_m·v_m − F_s·v_s) dt [J]
-    double lowest = 0.0;
-    for (int k = 0; k < 5000; ++k) {
-      // Random, band-limited operator motion and slave wrench.
-      v_m = 0.99 * v_m + random_vector(rng, 0.05);
-      F_s = 0.99 * F_s + random_vector(rng, 2.0);
-      master.step(v_m, w_received, kDt);
-      const Vector6 u_received = forward.push(master.forward_wave());
-      slave.step(u_received, F_s, ground_in_line.push(master.energies().in), kDt);
-      w_received = backward.push(slave.return_wave());
-      master.set_remote_in(remote_in_line.push(slave.energies().in));
-      net_in += (master.force().dot(v_m) - F_s.dot(slave.velocity())) * kDt;
-      lowest = std::min(lowest, net_in);
+    for (const int delay : {1, 37, 250}) {
+      const WaveImpedance b{20.0, 5.0, filter_hz};
+      SCOPED_TRACE("one-way delay " + std::to_string(delay) + " samples, wave filter " +
+                   std::to_string(filter_hz) + " Hz");
+      std::mt19937 rng(300 + delay);
+      WaveMaster master(b);
+      WaveSlave slave(b);
+      DelayLine<Vector6> forward(delay, Vector6::Zero());
+      DelayLine<Vector6> backward(delay, Vector6::Zero());
+      DelayLine<double> ground_in_line(delay, 0.0);
+      DelayLine<double> remote_in_line(delay, 0.0);
+      Vector6 w_received = Vector6::Zero();
+      Vector6 v_m = Vector6::Zero();
+      Vector6 F_s = Vector6::Zero();
+      double net_in = 0.0;  // Σ (F_m·v_m − F_s·v_s) dt [J]
+      double lowest = 0.0;
+      for (int k = 0; k < 5000; ++k) {
+        // Random, band-limited operator motion and slave wrench.
+        v_m = 0.99 * v_m + random_vector(rng, 0.05);
+        F_s = 0.99 * F_s + random_vector(rng, 2.0);
+        master.step(v_m, w_received, kDt);
+        const Vector6 u_received = forward.push(master.forward_wave());
+        slave.step(u_received, F_s, ground_in_line.push(master.energies().in), kDt);
+        w_received = backward.push(slave.return_wave());
+        master.set_remote_in(remote_in_line.push(slave.energies().in));
+        net_in += (master.force().dot(v_m) - F_s.dot(slave.velocity())) * kDt;
+        lowest = std::min(lowest, net_in);
+      }
+      EXPECT_GE(lowest, -1e-9);
+      // What went in and did not come out is the energy of the waves in transit:
+      // ½ dt Σ (|u|² + |w|²), the last return wave received not yet used by the master.
+      double stored = 0.5 * kDt * w_received.squaredNorm();
+      for (const Vector6& u : forward.in_flight()) stored += 0.5 * kDt * u.squaredNorm();
+      for (const Vector6& w : backward.in_flight()) stored += 0.5 * kDt * w.squaredNorm();
+      if (filter_hz == 0.0) {
+        EXPECT_NEAR(net_in, stored, 1e-9 * (1.0 + stored));
+      } else {
+        // The wave filter only takes energy out.
+        EXPECT_GE(net_in, stored - 1e-9 * (1.0 + stored));
+      }
+      EXPECT_GT(stored, 0.0);
+      // The ports' own accounting tells the same.
+      const PortEnergies& m = master.energies();
+      const PortEnergies& s = slave.energies();
+      EXPECT_NEAR((m.in - m.out) - (s.out - s.in), net_in, 1e-9 * (1.0 + m.in + s.in));
+      EXPECT_EQ(m.dissipated, 0.0);
+      EXPECT_EQ(s.dissipated, 0.0);
     }
-    EXPECT_GE(lowest, -1e-9);
-    // What went in and did not come out is the energy of the waves in transit:
-    // ½ dt Σ (|u|² + |w|²), the last return wave received not yet used by the master.
-    double stored = 0.5 * kDt * w_received.squaredNorm();
-    for (const Vector6& u : forward.in_flight()) stored += 0.5 * kDt * u.squaredNorm();
-    for (const Vector6& w : backward.in_flight()) stored += 0.5 * kDt * w.squaredNorm();
-    if (filter_hz == 0.0) {
-      EXPECT_NEAR(net_in, stored, 1e-9 * (1.0 + stored));
-    } else {
-      // The wave filter only takes energy out.
-      EXPECT_GE(net_in, stored - 1e-9 * (1.0 + stored));
-    }
-    EXPECT_GT(stored, 0.0);
-    // The ports' own accounting tells the same.
-    const PortEnergies& m = master.energies();
-    const PortEnergies& s = slave.energies();
-    EXPECT_NEAR((m.in - m.out) - (s.out - s.in), net_in, 1e-9 * (1.0 + m.in + s.in));
-    EXPECT_EQ(m.dissipated, 0.0);
-    EXPECT_EQ(s.dissipated, 0.0);
-  }
 }
 
 // ---------------------------------------------------------------------------------------

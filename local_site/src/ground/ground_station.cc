@@ -125,8 +125,7 @@ class SiteWatch {
 
 // The session's figure: the door (aux) angle the remote reported, the torque reflected, and
 // each port's observed and dissipated energy, against the session's time.
-void write_session_figure(const std::string& path, const std::string& title,
-                          const TeleopReport& r,
+void write_session_figure(const std::string& path, const std::string& title, const TeleopReport& r,
                           const std::vector<std::pair<std::int64_t, double>>& aux,
                           std::int64_t t0_ns) {
   using remote::report::Figure;
@@ -135,8 +134,8 @@ void write_session_figure(const std::string& path, const std::string& title,
   Figure figure;
   figure.title = title;
   figure.height_per_panel = 260;
-  Panel door{"door angle (remote telemetry, as it arrived)", "time [s]", "angle [deg]", {}, {}, {},
-             {}};
+  Panel door{
+      "door angle (remote telemetry, as it arrived)", "time [s]", "angle [deg]", {}, {}, {}, {}};
   Series angle{"door", {}, {}, remote::report::palette_color(0)};
   for (const auto& [t, a] : aux) {
     if (t < t0_ns) continue;
@@ -152,8 +151,8 @@ void write_session_figure(const std::string& path, const std::string& title,
   }
   if (!predicted.x.empty()) door.series.push_back(std::move(predicted));
   Panel torque{"torque", "time [s]", "|torque| [N m]", {}, {}, {}, {}};
-  Series remote_torque{"remote |F_a| torque (as received)", {}, {},
-                       remote::report::palette_color(1)};
+  Series remote_torque{
+      "remote |F_a| torque (as received)", {}, {}, remote::report::palette_color(1)};
   Series rendered{"rendered on the hand x 100", {}, {}, remote::report::palette_color(2)};
   Panel energy{"channel energy", "time [s]", "energy [J]", {}, {}, {}, {}};
   Series master_obs{"ground port observed", {}, {}, remote::report::palette_color(3)};
@@ -233,9 +232,8 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
   SiteAddress teleop_site;
   try {
     for (const SiteAddress& site : options.sites) {
-      watches.push_back(
-          std::make_unique<SiteWatch>(site, operator_name, options.credentials, options.timeout,
-                                      out, out_mutex));
+      watches.push_back(std::make_unique<SiteWatch>(site, operator_name, options.credentials,
+                                                    options.timeout, out, out_mutex));
       watches.back()->start();
       if (options.teleop_site.empty() ? teleop_watch == nullptr
                                       : site.name == options.teleop_site) {
@@ -439,18 +437,16 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
            << r.master_dissipated << "\nslave_dissipated_j " << r.slave_dissipated
            << "\npeak_rendered_torque_nm " << r.peak_rendered_torque << "\nstall_bound_s "
            << r.last.teleoperation.stall_bound << "\nplayout_delay_s "
-           << r.last.teleoperation.playout_delay << "\none_way_delay_ms "
-           << ms(r.one_way_delay) << "\nclock_offset_ms " << ms(r.clock_offset)
-           << "\npredicted_aux0_deg " << r.predicted_aux0 * kRadToDeg << "\nbreached "
-           << (breached ? 1 : 0)
-           << "\n";
+           << r.last.teleoperation.playout_delay << "\none_way_delay_ms " << ms(r.one_way_delay)
+           << "\nclock_offset_ms " << ms(r.clock_offset) << "\npredicted_aux0_deg "
+           << r.predicted_aux0 * kRadToDeg << "\nbreached " << (breached ? 1 : 0) << "\n";
   }
   if (!options.plot_path.empty()) {
     try {
-      write_session_figure(options.plot_path,
-                           "teleoperation of " + teleop_site.name + ", reflection " +
-                               to_string(r.reflection),
-                           r, teleop_watch->aux_series(), session.start_ns());
+      write_session_figure(
+          options.plot_path,
+          "teleoperation of " + teleop_site.name + ", reflection " + to_string(r.reflection), r,
+          teleop_watch->aux_series(), session.start_ns());
       out << "  figure            " << options.plot_path << "\n";
     } catch (const std::exception& e) {
       out << "tether-ground: --plot: " << e.what() << "\n";

@@ -31,8 +31,11 @@ LocalModelOptions parse_local_model(const std::string& text) {
 
 struct LocalModel::Impl {
   Impl(const ArmModel& model, const remote::SimulationOptions& sim, const TaskParameters& t)
-      : arm_model(model), arm(arm_model, sim), executor(arm.model(), queue),
-        loop(arm, executor, remote::Pacing::kBatch), task(t) {}
+      : arm_model(model),
+        arm(arm_model, sim),
+        executor(arm.model(), queue),
+        loop(arm, executor, remote::Pacing::kBatch),
+        task(t) {}
   ArmModel arm_model;
   remote::SimulatedArm arm;
   remote::HandControllerQueue queue;

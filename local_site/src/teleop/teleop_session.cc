@@ -171,11 +171,10 @@ void TeleopSession::sample_loop() {
     const int known = task_method_.load(std::memory_order_relaxed);
     const ReflectionMethod wanted =
         known >= 0 ? static_cast<ReflectionMethod>(known) : reflection.reflection;
-    if (wanted != method ||
-        (method == ReflectionMethod::kWave &&
-         !(reflection.wave_impedance.translation == wave_b.translation &&
-           reflection.wave_impedance.rotation == wave_b.rotation &&
-           reflection.wave_impedance.filter_hz == wave_b.filter_hz))) {
+    if (wanted != method || (method == ReflectionMethod::kWave &&
+                             !(reflection.wave_impedance.translation == wave_b.translation &&
+                               reflection.wave_impedance.rotation == wave_b.rotation &&
+                               reflection.wave_impedance.filter_hz == wave_b.filter_hz))) {
       // A new task's channel starts from rest.
       method = wanted;
       passivity.reset();
@@ -196,7 +195,8 @@ void TeleopSession::sample_loop() {
     if (model != nullptr) {
       // The model keeps the remote's pace: it advances by the time that really passed (a
       // late sample carries more than one period), at most 50 ms at once.
-      const double elapsed = model_last_ns == 0 ? dt : static_cast<double>(now - model_last_ns) * 1e-9;
+      const double elapsed =
+          model_last_ns == 0 ? dt : static_cast<double>(now - model_last_ns) * 1e-9;
       model_last_ns = now;
       model->step(increment.increment, increment.arm_angle_increment, increment.mode,
                   increment.deadman && increment.valid, master_.energies.in,
@@ -223,9 +223,8 @@ void TeleopSession::sample_loop() {
       }
       case ReflectionMethod::kWave:
         wave.set_remote_in(reflection.slave_in);
-        wave.step(v_m, reflection.return_wave.allFinite() ? reflection.return_wave
-                                                          : Vector6::Zero(),
-                  dt);
+        wave.step(
+            v_m, reflection.return_wave.allFinite() ? reflection.return_wave : Vector6::Zero(), dt);
         F_m = wave.force();
         master_.wave = wave.forward_wave();
         break;

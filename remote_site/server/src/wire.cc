@@ -177,10 +177,9 @@ std::string from_wire(const v1::TeleopIncrement& in, std::uint64_t sequence_base
   out.arm_angle_increment = in.arm_angle_rad();
   out.deadman = in.deadman();
   out.ground_time_ns = in.ground_time_ns();
-  for (const auto& [value, field] :
-       {std::pair{in.master_in_j(), "master_in_j"},
-        std::pair{in.master_observed_j(), "master_observed_j"},
-        std::pair{in.master_dissipated_j(), "master_dissipated_j"}}) {
+  for (const auto& [value, field] : {std::pair{in.master_in_j(), "master_in_j"},
+                                     std::pair{in.master_observed_j(), "master_observed_j"},
+                                     std::pair{in.master_dissipated_j(), "master_dissipated_j"}}) {
     if (!std::isfinite(value) || std::abs(value) > kMaxChannelEnergy) {
       return fmt::format("{} = {}; allowed −{} … {} J", field, value, kMaxChannelEnergy,
                          kMaxChannelEnergy);
@@ -199,8 +198,7 @@ std::string from_wire(const v1::TeleopIncrement& in, std::uint64_t sequence_base
       !e.empty()) {
     return e;
   }
-  if (std::string e =
-          check_vector(in.wave().torque(), "wave.torque", kMaxWave, "√W", wave_torque);
+  if (std::string e = check_vector(in.wave().torque(), "wave.torque", kMaxWave, "√W", wave_torque);
       !e.empty()) {
     return e;
   }

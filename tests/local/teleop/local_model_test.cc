@@ -43,7 +43,8 @@ TEST(LocalModel, TurnsTheDoorAsTheHandDrivesItAtOnce) {
 
 TEST(LocalModel, AdvancesByTheTimeThatPassedNotBySamples) {
   LocalModel model(parse_local_model("door"), shipped("door_shared"));
-  for (int k = 0; k < 100; ++k) model.step(Vector6::Zero(), 0.0, TeleopMode::kTool, true, 0.0, 4e-3);
+  for (int k = 0; k < 100; ++k)
+    model.step(Vector6::Zero(), 0.0, TeleopMode::kTool, true, 0.0, 4e-3);
   EXPECT_NEAR(model.time(), 0.4, 0.005);
 }
 

@@ -140,7 +140,8 @@ TEST(ArmLinkThroughEmulator, NeverAppliesADuplicatedOrReorderedDatagramTwiceOrOu
 // fault once the link is declared lost.
 struct ExecutorThroughLink {
   explicit ExecutorThroughLink(const linkem::UdpLinkProfile& profile)
-      : relayed(profile, 0.010), executor(relayed.model, queue),
+      : relayed(profile, 0.010),
+        executor(relayed.model, queue),
         loop(*relayed.arm, executor, Pacing::kRealTime) {
     loop.start();
     TaskParameters hold;  // hold the start pose, compliantly
@@ -176,10 +177,11 @@ TEST(ExecutorThroughEmulatedArmLink, KeepsItsTaskThroughRandomLossOnTheLastState
   const ExecutorStatus s = e.executor.status();
   EXPECT_EQ(s.state, ExecutorState::kRunning) << describe(s.breach);
   const linkem::UdpEmulatorStatistics st = e.relayed.link->statistics();
-  std::printf("executor through 20%% loss each way for 2 s: %llu states and %llu commands lost, "
-              "state %s\n",
-              static_cast<unsigned long long>(st.down.lost),
-              static_cast<unsigned long long>(st.up.lost), to_string(s.state));
+  std::printf(
+      "executor through 20%% loss each way for 2 s: %llu states and %llu commands lost, "
+      "state %s\n",
+      static_cast<unsigned long long>(st.down.lost), static_cast<unsigned long long>(st.up.lost),
+      to_string(s.state));
   EXPECT_GT(st.down.lost, 200U);
 }
 
@@ -196,10 +198,10 @@ TEST(ExecutorThroughEmulatedArmLink, StopsTheTaskAsAnArmFaultWhenTheLinkIsLost) 
       << to_string(state);
   const ExecutorStatus s = e.executor.status();
   EXPECT_EQ(s.breach.cause, BreachCause::kArmFault) << describe(s.breach);
-  std::printf("outage of 60 ms from +100 ms: stopped (%s) %.0f ms after the outage was set\n",
-              describe(s.breach).c_str(),
-              std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                  .count());
+  std::printf(
+      "outage of 60 ms from +100 ms: stopped (%s) %.0f ms after the outage was set\n",
+      describe(s.breach).c_str(),
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
 }
 
 }  // namespace

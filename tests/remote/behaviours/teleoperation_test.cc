@@ -132,8 +132,7 @@ TEST_F(TeleopFixture, StallsWhenNoSampleArrivesWithinTheTimeout) {
 struct PacedStream {
   TeleopFixture& f;
   std::uint64_t sequence = 0;
-  void send_at(double ground_ms, double arrival_ms, const Vector6& increment,
-               bool deadman = true) {
+  void send_at(double ground_ms, double arrival_ms, const Vector6& increment, bool deadman = true) {
     HandControllerSample s;
     s.sequence = ++sequence;
     s.increment = increment;

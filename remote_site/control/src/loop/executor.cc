@@ -1,11 +1,11 @@
 #include "tether/remote/loop/executor.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <stdexcept>
-
-#include <time.h>
 
 #include "tether/common/dls.h"
 #include "tether/common/motion_space.h"
@@ -552,10 +552,10 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
                       static_cast<double>(task.bounds.max_consecutive_overruns), task_time_, -1};
     } else if (task.teleoperation.enabled &&
                behaviours_.teleoperation.stalled(task.teleoperation, task_time_)) {
-      event = BreachEvent{BreachCause::kTeleoperationStalled,
-                          task_time_ - behaviours_.teleoperation.last_sample_time(),
-                          behaviours_.teleoperation.stall_bound(task.teleoperation), task_time_,
-                          -1};
+      event =
+          BreachEvent{BreachCause::kTeleoperationStalled,
+                      task_time_ - behaviours_.teleoperation.last_sample_time(),
+                      behaviours_.teleoperation.stall_bound(task.teleoperation), task_time_, -1};
     } else if (!arm.wrench_valid &&
                (task.force_control.enabled || std::isfinite(task.bounds.max_force) ||
                 std::isfinite(task.bounds.max_torque))) {

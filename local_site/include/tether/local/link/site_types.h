@@ -119,7 +119,7 @@ struct TelemetrySample {
   LoopTiming timing;
   TeleoperationCounters teleoperation;
   remote::ChannelEnergies channel;  // force-reflection channel energies [J]
-  std::vector<double> aux;  // arm-specific observations (door angle [rad] in aux[0])
+  std::vector<double> aux;          // arm-specific observations (door angle [rad] in aux[0])
   ResolverSample resolver;
   friend bool operator==(const TelemetrySample&, const TelemetrySample&) = default;
 };

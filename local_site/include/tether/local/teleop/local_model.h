@@ -31,7 +31,7 @@
 namespace tether::local {
 
 struct LocalModelOptions {
-  std::string arm = "iiwa7";  // iiwa7 or panda
+  std::string arm = "iiwa7";   // iiwa7 or panda
   std::string scene = "door";  // free, door, wall, obstacles, proximity
 };
 

@@ -19,9 +19,9 @@
 #include <thread>
 #include <vector>
 
+#include "tether/common/teleop_channel.h"
 #include "tether/local/hand_controller/operator_input.h"
 #include "tether/local/link/remote_site_client.h"
-#include "tether/common/teleop_channel.h"
 #include "tether/local/link/site_types.h"
 #include "tether/local/teleop/local_model.h"
 #include "tether/remote/task/task_parameters.h"
@@ -76,13 +76,13 @@ struct ReflectionSample {
 
 // One row of the session's record, every 20 ms: what the plots show.
 struct TeleopTrace {
-  double time = 0.0;             // [s] since the stream opened
+  double time = 0.0;                     // [s] since the stream opened
   double predicted_aux0 = std::nan("");  // [rad] the local model's door angle, if any
-  double remote_torque = 0.0;    // [N·m] |torque of F_a| as last received
-  double rendered_torque = 0.0;  // [N·m] |torque| rendered on the operator's hand
-  PortEnergies master;           // this side's port
-  PortEnergies slave;            // the remote's port, as last received
-  bool enabled = false;          // the operator's enabling switch
+  double remote_torque = 0.0;            // [N·m] |torque of F_a| as last received
+  double rendered_torque = 0.0;          // [N·m] |torque| rendered on the operator's hand
+  PortEnergies master;                   // this side's port
+  PortEnergies slave;                    // the remote's port, as last received
+  bool enabled = false;                  // the operator's enabling switch
 };
 
 struct TeleopReport {
@@ -92,16 +92,16 @@ struct TeleopReport {
   double latency_p50 = 0.0;       // [s] sample → applied → reflected
   double latency_p99 = 0.0;
   double latency_max = 0.0;
-  double peak_force = 0.0;    // [N] |F_a| seen in reflections
-  double peak_torque = 0.0;   // [N·m]
+  double peak_force = 0.0;   // [N] |F_a| seen in reflections
+  double peak_torque = 0.0;  // [N·m]
   // Passivity of the channel (teleop_channel.h): the least observed energy of each port
   // over the session (passive: ≥ −0.01 J) and what each passivity controller dissipated.
   ReflectionMethod reflection = ReflectionMethod::kNone;
-  double min_master_observed = 0.0;  // [J]
-  double min_slave_observed = 0.0;   // [J]
-  double master_dissipated = 0.0;    // [J]
-  double slave_dissipated = 0.0;     // [J]
-  double peak_rendered_torque = 0.0; // [N·m] on the operator's hand
+  double min_master_observed = 0.0;   // [J]
+  double min_slave_observed = 0.0;    // [J]
+  double master_dissipated = 0.0;     // [J]
+  double slave_dissipated = 0.0;      // [J]
+  double peak_rendered_torque = 0.0;  // [N·m] on the operator's hand
   // The link as the stream's timestamps measure it (NTP-style, from the increments' send and
   // arrival times and the reflections' send and arrival times, best of the session): the
   // one-way delay and the remote clock's offset from the ground's [s].

@@ -254,8 +254,8 @@ void Teleoperation::update(const TeleoperationParameters& parameters,
       break;
     }
   }
-  energies_.slave = parameters.reflection == ReflectionMethod::kWave ? wave_.energies()
-                                                                     : passivity_.energies();
+  energies_.slave =
+      parameters.reflection == ReflectionMethod::kWave ? wave_.energies() : passivity_.energies();
 
   velocity_.head<6>() = v_port;
   velocity_[6] = arm_angle_increment / context.dt;

@@ -39,7 +39,8 @@ void validate(const TeleoperationParameters& parameters, TaskChecker& check) {
     check.positive("teleoperation.reflection.wave_impedance_rotation", t.wave_impedance.rotation);
     const double f = t.wave_impedance.filter_hz;
     if (!(std::isfinite(f) && f >= 0.0 && f <= 1000.0)) {
-      check.reject("teleoperation.reflection.wave_filter_hz", f, "must be in [0, 1000] Hz (0: none)");
+      check.reject("teleoperation.reflection.wave_filter_hz", f,
+                   "must be in [0, 1000] Hz (0: none)");
     }
   }
   const double tau = t.drift.time_constant;
@@ -50,10 +51,8 @@ void validate(const TeleoperationParameters& parameters, TaskChecker& check) {
   if (!(std::isfinite(share) && share > 0.0 && share <= 1.0)) {
     check.reject("teleoperation.reflection.drift_energy_share", share, "must be in (0, 1]");
   }
-  check.non_negative("teleoperation.reflection.drift_max_speed_m_s",
-                     t.drift.max_speed_translation);
-  check.non_negative("teleoperation.reflection.drift_max_speed_rad_s",
-                     t.drift.max_speed_rotation);
+  check.non_negative("teleoperation.reflection.drift_max_speed_m_s", t.drift.max_speed_translation);
+  check.non_negative("teleoperation.reflection.drift_max_speed_rad_s", t.drift.max_speed_rotation);
 }
 
 }  // namespace tether

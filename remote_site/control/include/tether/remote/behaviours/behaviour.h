@@ -25,10 +25,10 @@
 namespace tether::remote {
 
 struct BehaviourContext {
-  double time = 0.0;  // [s] the task's time: since it started, less any time it was held
-  double elapsed = 0.0;  // [s] since the task started, never held (stall clocks)
+  double time = 0.0;           // [s] the task's time: since it started, less any time it was held
+  double elapsed = 0.0;        // [s] since the task started, never held (stall clocks)
   std::int64_t steady_ns = 0;  // CLOCK_MONOTONIC of this cycle [ns] (0 in simulated time)
-  double dt = 0.001;  // [s] control period
+  double dt = 0.001;           // [s] control period
   const KinematicModel* model = nullptr;
   // Kinematics of the commanded joints q_c (the arm's servos track them).
   const JointVector* joints = nullptr;

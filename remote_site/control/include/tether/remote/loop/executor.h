@@ -239,8 +239,8 @@ class Executor {
   JointVector q_command_ = JointVector::Zero();
   JointVector qd_command_ = JointVector::Zero();
   bool have_command_ = false;
-  double task_time_ = 0.0;       // [s] since the task started
-  double behaviour_time_ = 0.0;  // [s] the behaviours' time: paused while the task holds all
+  double task_time_ = 0.0;          // [s] since the task started
+  double behaviour_time_ = 0.0;     // [s] the behaviours' time: paused while the task holds all
   MotionReference held_reference_;  // the last reference the behaviours made
   ControlledStop stop_;
   bool compliant_stop_ = false;

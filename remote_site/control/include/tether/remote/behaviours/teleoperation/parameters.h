@@ -52,8 +52,8 @@ struct TeleoperationParameters {
 // Stall bound: the larger of the task's stall timeout and this factor × the decaying peak of
 // the gaps between arrivals, at most kMaxStallBound.
 inline constexpr double kStallJitterFactor = 2.0;
-inline constexpr double kMaxStallBound = 2.0;            // [s]
-inline constexpr double kMaxPlayoutDelay = 1.0;          // [s]
+inline constexpr double kMaxStallBound = 2.0;    // [s]
+inline constexpr double kMaxPlayoutDelay = 1.0;  // [s]
 
 // Reports every problem of `parameters` to `check` (tether/remote/task/validation.h).
 void validate(const TeleoperationParameters& parameters, TaskChecker& check);

@@ -85,18 +85,18 @@ struct HandControllerSample {
 using HandControllerQueue = SpscRing<HandControllerSample, 1024>;
 
 struct TeleoperationCounters {
-  std::uint64_t applied = 0;     // samples summed into a command
-  std::uint64_t lost = 0;        // gaps in the sequence
-  std::uint64_t duplicates = 0;  // repeated or out-of-order numbers, dropped
-  std::uint64_t discarded = 0;   // motion dropped unplayed when the operator disabled
+  std::uint64_t applied = 0;              // samples summed into a command
+  std::uint64_t lost = 0;                 // gaps in the sequence
+  std::uint64_t duplicates = 0;           // repeated or out-of-order numbers, dropped
+  std::uint64_t discarded = 0;            // motion dropped unplayed when the operator disabled
   std::uint64_t last_sequence = 0;        // newest sample played out (applied or a heartbeat)
   std::uint64_t last_ground_time_ns = 0;  // of the sample with last_sequence
   std::int64_t last_arrival_ns = 0;       // when it arrived here (CLOCK_MONOTONIC), 0 unknown
   std::uint64_t last_received = 0;        // newest sample received
-  bool enabled = false;       // the operator's enabling switch, as last received
-  bool ended = false;         // the stream ended cleanly and no new one has sent yet
-  double stall_bound = 0.0;   // [s] in force this cycle
-  double playout_delay = 0.0; // [s] added by the de-jitter buffer this cycle
+  bool enabled = false;                   // the operator's enabling switch, as last received
+  bool ended = false;                     // the stream ended cleanly and no new one has sent yet
+  double stall_bound = 0.0;               // [s] in force this cycle
+  double playout_delay = 0.0;             // [s] added by the de-jitter buffer this cycle
   friend bool operator==(const TeleoperationCounters&, const TeleoperationCounters&) = default;
 };
 
@@ -181,7 +181,7 @@ class Teleoperation {
   SlavePassivity passivity_;
   WaveSlave wave_{WaveImpedance{50.0, 5.0}};
   ChannelEnergies energies_;
-  double master_in_ = 0.0;  // newest cumulative master `in` received
+  double master_in_ = 0.0;                  // newest cumulative master `in` received
   Vector6 forward_wave_ = Vector6::Zero();  // newest u_m received, hand-controller axes
   Matrix3 wave_R_ = Matrix3::Identity();    // hand-controller axes of that wave → TELEOP
   Vector6 return_wave_ = Vector6::Zero();
