@@ -342,4 +342,34 @@ v1::Behaviour from_behaviour(Behaviour behaviour) {
   return v1::BEHAVIOUR_UNSPECIFIED;
 }
 
+namespace {
+
+PortEnergies to_port_energies(const v1::PortEnergies& e) {
+  PortEnergies out;
+  out.in = e.in_j();
+  out.out = e.out_j();
+  out.observed = e.observed_j();
+  out.dissipated = e.dissipated_j();
+  return out;
+}
+
+void from_port_energies(const PortEnergies& e, v1::PortEnergies* out) {
+  out->set_in_j(e.in);
+  out->set_out_j(e.out);
+  out->set_observed_j(e.observed);
+  out->set_dissipated_j(e.dissipated);
+}
+
+}  // namespace
+
+remote::ChannelEnergies to_channel_energies(const v1::ChannelEnergies& energies) {
+  return remote::ChannelEnergies{to_port_energies(energies.master()),
+                                 to_port_energies(energies.slave())};
+}
+
+void from_channel_energies(const remote::ChannelEnergies& energies, v1::ChannelEnergies* out) {
+  from_port_energies(energies.master, out->mutable_master());
+  from_port_energies(energies.slave, out->mutable_slave());
+}
+
 }  // namespace tether::proto

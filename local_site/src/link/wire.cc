@@ -52,31 +52,6 @@ TeleoperationCounters to_domain(const v1::TeleoperationCounters& counters) {
   return out;
 }
 
-PortEnergies to_domain(const v1::PortEnergies& e) {
-  PortEnergies out;
-  out.in = e.in_j();
-  out.out = e.out_j();
-  out.observed = e.observed_j();
-  out.dissipated = e.dissipated_j();
-  return out;
-}
-
-remote::ChannelEnergies to_domain(const v1::ChannelEnergies& e) {
-  return remote::ChannelEnergies{to_domain(e.master()), to_domain(e.slave())};
-}
-
-void to_wire(const PortEnergies& e, v1::PortEnergies* out) {
-  out->set_in_j(e.in);
-  out->set_out_j(e.out);
-  out->set_observed_j(e.observed);
-  out->set_dissipated_j(e.dissipated);
-}
-
-void to_wire(const remote::ChannelEnergies& e, v1::ChannelEnergies* out) {
-  to_wire(e.master, out->mutable_master());
-  to_wire(e.slave, out->mutable_slave());
-}
-
 LoopTiming to_domain(const v1::LoopTiming& timing) {
   return {timing.period_s(), timing.cycles(), timing.overruns(), timing.compute_s(),
           timing.wakeup_latency_s()};
@@ -131,7 +106,7 @@ TelemetrySample to_domain(const v1::Telemetry& t) {
   out.breach = to_domain(t.breach());
   out.timing = to_domain(t.timing());
   out.teleoperation = to_domain(t.teleoperation());
-  out.channel = to_domain(t.channel());
+  out.channel = proto::to_channel_energies(t.channel());
   out.aux.assign(t.aux().begin(), t.aux().end());
   if (t.has_resolver()) {
     const v1::ResolverTelemetry& r = t.resolver();
@@ -219,7 +194,7 @@ void to_wire(const TelemetrySample& sample, v1::Telemetry* out) {
   to_wire(sample.breach, out->mutable_breach());
   to_wire(sample.timing, out->mutable_timing());
   to_wire(sample.teleoperation, out->mutable_teleoperation());
-  to_wire(sample.channel, out->mutable_channel());
+  proto::from_channel_energies(sample.channel, out->mutable_channel());
   for (double a : sample.aux) out->add_aux(a);
   v1::ResolverTelemetry* r = out->mutable_resolver();
   r->set_kind(proto::from_resolver_kind(sample.resolver.kind));
@@ -268,7 +243,7 @@ ReflectionSample to_domain(const v1::ForceReflection& in) {
   out.return_wave = proto::to_wrench(in.return_wave(), "return_wave", NonFinite::kKeep);
   out.wave_impedance = WaveImpedance{in.wave_impedance().linear().x(),
                                      in.wave_impedance().angular().x(), in.wave_filter_hz()};
-  out.channel = to_domain(in.channel());
+  out.channel = proto::to_channel_energies(in.channel());
   out.increment_arrival_ns = in.increment_arrival_ns();
   out.remote_time_ns = in.remote_time_ns();
   return out;

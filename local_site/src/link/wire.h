@@ -37,7 +37,5 @@ void to_wire(const OperatorIncrement& increment, std::uint64_t sequence,
 // The ground's side of the force-reflection channel, on the same increment.
 void to_wire(const MasterChannel& channel, v1::TeleopIncrement* out);
 ReflectionSample to_domain(const v1::ForceReflection& reflection);
-remote::ChannelEnergies to_domain(const v1::ChannelEnergies& energies);
-void to_wire(const remote::ChannelEnergies& energies, v1::ChannelEnergies* out);
 
 }  // namespace tether::local::wire

@@ -33,22 +33,6 @@ void to_wire(const TeleoperationCounters& counters, std::uint64_t sequence_base,
   out->set_playout_delay_s(counters.playout_delay);
 }
 
-namespace {
-
-void to_wire(const PortEnergies& e, v1::PortEnergies* out) {
-  out->set_in_j(e.in);
-  out->set_out_j(e.out);
-  out->set_observed_j(e.observed);
-  out->set_dissipated_j(e.dissipated);
-}
-
-void to_wire(const ChannelEnergies& e, v1::ChannelEnergies* out) {
-  to_wire(e.master, out->mutable_master());
-  to_wire(e.slave, out->mutable_slave());
-}
-
-}  // namespace
-
 std::vector<v1::Behaviour> enabled_behaviours(const TaskParameters& task) {
   std::vector<v1::Behaviour> out;
   for (Behaviour b : tether::enabled_behaviours(task)) out.push_back(proto::from_behaviour(b));
@@ -83,7 +67,7 @@ void to_wire(const CycleTelemetry& c, const std::string& task_name,
   timing->set_compute_s(c.compute_time);
   timing->set_wakeup_latency_s(c.wakeup_latency);
   to_wire(c.teleoperation, 0, out->mutable_teleoperation());
-  to_wire(c.channel, out->mutable_channel());
+  proto::from_channel_energies(c.channel, out->mutable_channel());
   out->clear_aux();
   for (double a : c.aux) out->add_aux(a);
   v1::ResolverTelemetry* r = out->mutable_resolver();
@@ -119,7 +103,7 @@ void to_reflection(const CycleTelemetry& c, std::uint64_t sequence_base, v1::For
   b->mutable_linear()->set_x(c.wave_impedance.translation);
   b->mutable_angular()->set_x(c.wave_impedance.rotation);
   out->set_wave_filter_hz(c.wave_impedance.filter_hz);
-  to_wire(c.channel, out->mutable_channel());
+  proto::from_channel_energies(c.channel, out->mutable_channel());
   out->set_increment_arrival_ns(ours ? c.teleoperation.last_arrival_ns : 0);
   out->set_remote_time_ns(c.steady_ns);
 }

@@ -18,6 +18,7 @@ namespace tether::v1 {  // tether/v1/remote_site.pb.h
 enum ExecutorState : int;
 enum BreachCause : int;
 enum Behaviour : int;
+class ChannelEnergies;
 }  // namespace tether::v1
 
 namespace tether::proto {
@@ -79,6 +80,11 @@ void from_twist(const Vector6& twist, v1::Twist* out);
 void from_wrench(const Vector6& wrench, v1::Wrench* out);
 void from_joint_vector(const JointVector& q, v1::JointVector* out);
 void from_motion_vector(const MotionVector& m, v1::MotionVector* out);
+
+// The force-reflection channel's energies (tether/common/teleop_channel.h), reported by the
+// remote in telemetry and reflection and read by the ground: kept as sent, NaN included.
+remote::ChannelEnergies to_channel_energies(const v1::ChannelEnergies& energies);
+void from_channel_energies(const remote::ChannelEnergies& energies, v1::ChannelEnergies* out);
 
 // The shared vocabulary (tether/common/vocabulary.h, and Behaviour from the list of
 // behaviours, tether/remote/behaviours/list.h) <-> its tether.v1 enums, one named pair per
