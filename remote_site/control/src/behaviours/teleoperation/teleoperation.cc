@@ -74,6 +74,10 @@ double Teleoperation::stall_bound(const TeleoperationParameters& parameters) con
 }
 
 double Teleoperation::playout_delay(const TeleoperationParameters& parameters) const noexcept {
+  // A few milliseconds of jitter (a loopback link on a busy machine) bunch a few samples,
+  // which the arm takes in its stride; holding every sample back for them would cost the
+  // round trip more than it saves.
+  if (spread_peak_ < kMinPlayoutJitter) return 0.0;
   return std::min(spread_peak_, parameters.max_playout_delay);
 }
 

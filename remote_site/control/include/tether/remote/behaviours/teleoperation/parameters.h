@@ -54,6 +54,8 @@ struct TeleoperationParameters {
 inline constexpr double kStallJitterFactor = 2.0;
 inline constexpr double kMaxStallBound = 2.0;    // [s]
 inline constexpr double kMaxPlayoutDelay = 1.0;  // [s]
+// Arrival jitter below this is not played out (a few samples in one cycle are harmless).
+inline constexpr double kMinPlayoutJitter = 0.005;  // [s]
 
 // Reports every problem of `parameters` to `check` (tether/remote/task/validation.h).
 void validate(const TeleoperationParameters& parameters, TaskChecker& check);

@@ -13,9 +13,11 @@
 // samples are played out at the pace they were sampled: sample k is due at
 //   ground_time_k + min_recent(arrival − ground_time) + playout_delay,
 // with playout_delay the decaying peak of (arrival − ground_time) above that least value, at
-// most the task's max_playout_delay. Clock offset between the sites cancels in the
-// difference. The sum of the samples due in a cycle over one control period is ẋ_h; none is
-// lost or applied twice.
+// most the task's max_playout_delay, and none while that peak is below kMinPlayoutJitter
+// (5 ms: a loopback link's jitter bunches a few samples, which the arm takes in its stride,
+// and holding every sample back would cost the round trip more). Clock offset between the sites
+// cancels in the difference. The sum of the samples due in a cycle over one control period is ẋ_h;
+// none is lost or applied twice.
 //
 // Enabling switch. A sample with the switch released zeroes the input at once (within the
 // cycle it arrives in, ahead of anything waiting) and drops the waiting motion; the arm holds
