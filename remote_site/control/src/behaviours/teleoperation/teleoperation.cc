@@ -49,9 +49,9 @@ void Teleoperation::reset(const TeleoperationParameters& parameters,
   operator_enabled_ = false;
   ended_ = false;
   received_since_reset_ = false;
-  gap_peak_ = 0.0;
-  // The link is learnt afresh per task: a stream that opened just before (its marker was
-  // discarded above) may run over another link than the last.
+  // The gaps between arrivals are the stream's, learnt before the task started, and the
+  // stall bound keeps them. The offsets are learnt afresh per task: a stream that opened
+  // just before (its marker was discarded above) may run over another link than the last.
   offset_known_ = false;
   spread_peak_ = 0.0;
   passivity_ = SlavePassivity(parameters.drift);
@@ -69,6 +69,9 @@ void Teleoperation::reset(const TeleoperationParameters& parameters,
 }
 
 double Teleoperation::stall_bound(const TeleoperationParameters& parameters) const noexcept {
+  // Until the task's first increment arrives, the cap: the start and the stream travel
+  // different connections, and across a jittery link either may arrive first.
+  if (!received_since_reset_) return std::max(parameters.stall_timeout, kMaxStallBound);
   return std::max(parameters.stall_timeout,
                   std::min(kMaxStallBound, kStallJitterFactor * gap_peak_));
 }

@@ -129,7 +129,8 @@ class Teleoperation {
     return !ended_ && elapsed - last_sample_time_ > stall_bound(parameters);
   }
   // [s] the larger of the task's stall timeout and kStallJitterFactor × the decaying peak
-  // of the gaps between arrivals, at most kMaxStallBound.
+  // of the gaps between arrivals, at most kMaxStallBound; kMaxStallBound until the task's
+  // first increment arrives (the start and the stream may arrive in either order).
   double stall_bound(const TeleoperationParameters& parameters) const noexcept;
   double last_sample_time() const { return last_sample_time_; }
   const TeleoperationCounters& counters() const { return counters_; }
