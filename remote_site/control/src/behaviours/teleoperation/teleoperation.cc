@@ -44,6 +44,7 @@ void Teleoperation::reset(const TeleoperationParameters& parameters,
   }
   pending_head_ = 0;
   pending_size_ = 0;
+  decayed_at_ = context.elapsed;
   last_sample_time_ = context.elapsed;
   velocity_.setZero();
   operator_enabled_ = false;
@@ -84,7 +85,11 @@ double Teleoperation::playout_delay(const TeleoperationParameters& parameters) c
   return std::min(spread_peak_, parameters.max_playout_delay);
 }
 
-void Teleoperation::decay(double dt) noexcept {
+void Teleoperation::decay(double elapsed) noexcept {
+  // By the time since the last call: a task that holds everything calls receive() before
+  // update(), and a cycle must not age the peaks twice.
+  const double dt = std::max(0.0, elapsed - decayed_at_);
+  decayed_at_ = elapsed;
   spread_peak_ *= std::exp2(-dt / kSpreadHalfLife);
   gap_peak_ *= std::exp2(-dt / kGapHalfLife);
 }
@@ -175,7 +180,7 @@ void Teleoperation::take(const HandControllerSample& sample,
 
 void Teleoperation::receive(const TeleoperationParameters& parameters,
                             const BehaviourContext& context) noexcept {
-  decay(context.dt);
+  decay(context.elapsed);
   bool received = false;
   HandControllerSample sample;
   while (queue_->pop(sample)) {

@@ -150,7 +150,7 @@ class Teleoperation {
  private:
   void take(const HandControllerSample& sample, const TeleoperationParameters& parameters,
             const BehaviourContext& context) noexcept;
-  void decay(double dt) noexcept;
+  void decay(double elapsed) noexcept;
   bool due(const HandControllerSample& sample, const TeleoperationParameters& parameters,
            std::int64_t now_ns) const noexcept;
   double playout_delay(const TeleoperationParameters& parameters) const noexcept;
@@ -178,6 +178,7 @@ class Teleoperation {
   double window_start_ = 0.0;
   double spread_peak_ = 0.0;  // [s]
   double gap_peak_ = 0.0;     // [s]
+  double decayed_at_ = 0.0;   // [s] context.elapsed the peaks were last aged to
   bool received_since_reset_ = false;
 
   // The force-reflection channel.
