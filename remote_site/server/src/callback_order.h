@@ -35,7 +35,9 @@ inline void callback_ends(const void* /*reactor*/) {}
 #endif
 
 // Brackets one callback of an ordered chain (`key`: the chain's address, e.g. the message
-// its reads fill); the chain also starts after the reactor's creation (`creation`).
+// its reads fill); the chain also starts after the reactor's creation (`creation`). A
+// callback that starts the chain's next operation calls callback_ends(key) just before it:
+// the next callback may begin on another thread before this scope closes.
 class CallbackScope {
  public:
   CallbackScope(const void* creation, const void* key) : key_(key) {

@@ -654,9 +654,12 @@ class TeleopReactor final
     } else {
       site_.teleop_queue_full.fetch_add(1);
     }
-    // A stream being finished (shutdown) reads no more.
+    // A stream being finished (shutdown) reads no more. The read chain's order is stated
+    // before the next read is started: its callback may run on another thread at once.
     std::lock_guard lock(mutex_);
-    if (!finishing_) StartRead(&in_);
+    if (finishing_) return;
+    server::callback_ends(&in_);
+    StartRead(&in_);
   }
 
   void on_cycle(const CycleTelemetry& cycle) override {
@@ -709,6 +712,7 @@ class TeleopReactor final
       out_.Swap(&pending_);
       have_pending_ = false;
       writing_ = true;
+      server::callback_ends(&out_);
       StartWrite(&out_);
       return;
     }
@@ -846,6 +850,7 @@ class TelemetryReactor final : public grpc::ServerWriteReactor<v1::Telemetry>,
     }
     if (!queue_.empty()) {
       writing_ = true;
+      server::callback_ends(&queue_);
       StartWrite(&queue_.front());
     }
   }
