@@ -372,4 +372,34 @@ void from_channel_energies(const remote::ChannelEnergies& energies, v1::ChannelE
   from_port_energies(energies.slave, out->mutable_slave());
 }
 
+remote::TeleoperationCounters to_teleoperation_counters(const v1::TeleoperationCounters& counters) {
+  remote::TeleoperationCounters out;
+  out.applied = counters.applied();
+  out.lost = counters.lost();
+  out.duplicates = counters.duplicates();
+  out.last_sequence = counters.last_sequence();
+  out.discarded = counters.discarded();
+  out.stale = counters.stale();
+  out.enabled = counters.enabled();
+  out.ended = counters.ended();
+  out.stall_bound = counters.stall_bound_s();
+  out.playout_delay = counters.playout_delay_s();
+  return out;
+}
+
+void from_teleoperation_counters(const remote::TeleoperationCounters& counters,
+                                 std::uint64_t sequence_base, v1::TeleoperationCounters* out) {
+  out->set_applied(counters.applied);
+  out->set_lost(counters.lost);
+  out->set_duplicates(counters.duplicates);
+  out->set_last_sequence(
+      counters.last_sequence > sequence_base ? counters.last_sequence - sequence_base : 0);
+  out->set_discarded(counters.discarded);
+  out->set_stale(counters.stale);
+  out->set_enabled(counters.enabled);
+  out->set_ended(counters.ended);
+  out->set_stall_bound_s(counters.stall_bound);
+  out->set_playout_delay_s(counters.playout_delay);
+}
+
 }  // namespace tether::proto

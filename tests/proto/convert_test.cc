@@ -202,5 +202,29 @@ TEST(ProtoConvert, RefusesAnEnumValueFromANewerSchemaNamingFieldAndValue) {
             expected("behaviours = " + std::to_string(v1::Behaviour_MAX + 1), v1::Behaviour_MAX));
 }
 
+TEST(ProtoConvert, TeleoperationCountersRoundTripWithTheStreamsOwnSequenceNumbers) {
+  remote::TeleoperationCounters c;
+  c.applied = 1200;
+  c.lost = 3;
+  c.duplicates = 2;
+  c.discarded = 40;
+  c.stale = 5;
+  c.last_sequence = 7005;  // the site's numbering: this stream started after 7000
+  c.enabled = true;
+  c.ended = true;
+  c.stall_bound = 0.35;
+  c.playout_delay = 0.012;
+  v1::TeleoperationCounters wire;
+  from_teleoperation_counters(c, 7000, &wire);
+  EXPECT_EQ(wire.last_sequence(), 5u);
+  const remote::TeleoperationCounters back = to_teleoperation_counters(wire);
+  remote::TeleoperationCounters expected = c;
+  expected.last_sequence = 5;
+  EXPECT_EQ(back, expected);
+  // An increment of an earlier stream is none of this stream's: reported as 0.
+  from_teleoperation_counters(c, 8000, &wire);
+  EXPECT_EQ(wire.last_sequence(), 0u);
+}
+
 }  // namespace
 }  // namespace tether::proto

@@ -379,10 +379,11 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
   std::lock_guard lock(out_mutex);
   out << "[" << teleop_site.name << "] teleoperation summary\n";
   std::snprintf(line, sizeof line,
-                "  increments        %llu sent, %llu applied by the remote, %llu lost, %llu "
-                "duplicates\n",
+                "  increments        %llu sent, %llu applied by the remote, %llu before the "
+                "task started, %llu lost, %llu duplicates\n",
                 static_cast<unsigned long long>(r.sent),
                 static_cast<unsigned long long>(r.last.teleoperation.applied),
+                static_cast<unsigned long long>(r.last.teleoperation.stale),
                 static_cast<unsigned long long>(r.last.teleoperation.lost),
                 static_cast<unsigned long long>(r.last.teleoperation.duplicates));
   out << line;
@@ -425,18 +426,19 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
   out << "  stream            " << r.stream_status << std::endl;
   if (!options.report_path.empty()) {
     std::ofstream report(options.report_path);
-    report << "sent " << r.sent << "\napplied " << r.last.teleoperation.applied << "\nlost "
-           << r.last.teleoperation.lost << "\nduplicates " << r.last.teleoperation.duplicates
-           << "\nreflections " << r.reflections << "\nmeasured " << r.measured
-           << "\nlatency_p50_ms " << ms(r.latency_p50) << "\nlatency_p99_ms " << ms(r.latency_p99)
-           << "\nlatency_max_ms " << ms(r.latency_max) << "\npeak_force_n " << r.peak_force
-           << "\npeak_torque_nm " << r.peak_torque << "\nfinal_state " << to_string(r.last.state)
-           << "\naux0_deg " << teleop_watch->last_aux0() * kRadToDeg << "\nreflection "
-           << to_string(r.reflection) << "\nmin_master_observed_j " << r.min_master_observed
-           << "\nmin_slave_observed_j " << r.min_slave_observed << "\nmaster_dissipated_j "
-           << r.master_dissipated << "\nslave_dissipated_j " << r.slave_dissipated
-           << "\npeak_rendered_torque_nm " << r.peak_rendered_torque << "\nstall_bound_s "
-           << r.last.teleoperation.stall_bound << "\nplayout_delay_s "
+    report << "sent " << r.sent << "\napplied " << r.last.teleoperation.applied << "\nstale "
+           << r.last.teleoperation.stale << "\ndiscarded " << r.last.teleoperation.discarded
+           << "\nlost " << r.last.teleoperation.lost << "\nduplicates "
+           << r.last.teleoperation.duplicates << "\nreflections " << r.reflections << "\nmeasured "
+           << r.measured << "\nlatency_p50_ms " << ms(r.latency_p50) << "\nlatency_p99_ms "
+           << ms(r.latency_p99) << "\nlatency_max_ms " << ms(r.latency_max) << "\npeak_force_n "
+           << r.peak_force << "\npeak_torque_nm " << r.peak_torque << "\nfinal_state "
+           << to_string(r.last.state) << "\naux0_deg " << teleop_watch->last_aux0() * kRadToDeg
+           << "\nreflection " << to_string(r.reflection) << "\nmin_master_observed_j "
+           << r.min_master_observed << "\nmin_slave_observed_j " << r.min_slave_observed
+           << "\nmaster_dissipated_j " << r.master_dissipated << "\nslave_dissipated_j "
+           << r.slave_dissipated << "\npeak_rendered_torque_nm " << r.peak_rendered_torque
+           << "\nstall_bound_s " << r.last.teleoperation.stall_bound << "\nplayout_delay_s "
            << r.last.teleoperation.playout_delay << "\none_way_delay_ms " << ms(r.one_way_delay)
            << "\nclock_offset_ms " << ms(r.clock_offset) << "\npredicted_aux0_deg "
            << r.predicted_aux0 * kRadToDeg << "\nbreached " << (breached ? 1 : 0) << "\n";

@@ -38,20 +38,6 @@ Breach to_domain(const v1::Breach& breach) {
   return out;
 }
 
-TeleoperationCounters to_domain(const v1::TeleoperationCounters& counters) {
-  TeleoperationCounters out;
-  out.applied = counters.applied();
-  out.lost = counters.lost();
-  out.duplicates = counters.duplicates();
-  out.last_sequence = counters.last_sequence();
-  out.discarded = counters.discarded();
-  out.enabled = counters.enabled();
-  out.ended = counters.ended();
-  out.stall_bound = counters.stall_bound_s();
-  out.playout_delay = counters.playout_delay_s();
-  return out;
-}
-
 LoopTiming to_domain(const v1::LoopTiming& timing) {
   return {timing.period_s(), timing.cycles(), timing.overruns(), timing.compute_s(),
           timing.wakeup_latency_s()};
@@ -67,7 +53,7 @@ SiteStatus to_domain(const v1::SiteStatus& status) {
   out.task_name = status.task_name();
   out.breach = to_domain(status.breach());
   out.controller = status.controller();
-  out.teleoperation = to_domain(status.teleoperation());
+  out.teleoperation = proto::to_teleoperation_counters(status.teleoperation());
   out.timing = to_domain(status.timing());
   out.has_measured_joints = status.measured_joints().values_size() > 0;
   out.measured_joints = joints(status.measured_joints(), "measured_joints");
@@ -105,7 +91,7 @@ TelemetrySample to_domain(const v1::Telemetry& t) {
   behaviours_to_domain(t.behaviours(), out.behaviours);
   out.breach = to_domain(t.breach());
   out.timing = to_domain(t.timing());
-  out.teleoperation = to_domain(t.teleoperation());
+  out.teleoperation = proto::to_teleoperation_counters(t.teleoperation());
   out.channel = proto::to_channel_energies(t.channel());
   out.aux.assign(t.aux().begin(), t.aux().end());
   if (t.has_resolver()) {
@@ -129,18 +115,6 @@ void to_wire(const Breach& breach, v1::Breach* out) {
   out->set_joint(breach.joint);
 }
 
-void to_wire(const TeleoperationCounters& counters, v1::TeleoperationCounters* out) {
-  out->set_applied(counters.applied);
-  out->set_lost(counters.lost);
-  out->set_duplicates(counters.duplicates);
-  out->set_last_sequence(counters.last_sequence);
-  out->set_discarded(counters.discarded);
-  out->set_enabled(counters.enabled);
-  out->set_ended(counters.ended);
-  out->set_stall_bound_s(counters.stall_bound);
-  out->set_playout_delay_s(counters.playout_delay);
-}
-
 void to_wire(const LoopTiming& timing, v1::LoopTiming* out) {
   out->set_period_s(timing.period);
   out->set_cycles(timing.cycles);
@@ -158,7 +132,7 @@ void to_wire(const SiteStatus& status, v1::SiteStatus* out) {
   out->set_task_name(status.task_name);
   to_wire(status.breach, out->mutable_breach());
   out->set_controller(status.controller);
-  to_wire(status.teleoperation, out->mutable_teleoperation());
+  proto::from_teleoperation_counters(status.teleoperation, 0, out->mutable_teleoperation());
   to_wire(status.timing, out->mutable_timing());
   if (status.has_measured_joints) {
     proto::from_joint_vector(status.measured_joints, out->mutable_measured_joints());
@@ -193,7 +167,7 @@ void to_wire(const TelemetrySample& sample, v1::Telemetry* out) {
   for (Behaviour b : sample.behaviours) out->add_behaviours(proto::from_behaviour(b));
   to_wire(sample.breach, out->mutable_breach());
   to_wire(sample.timing, out->mutable_timing());
-  to_wire(sample.teleoperation, out->mutable_teleoperation());
+  proto::from_teleoperation_counters(sample.teleoperation, 0, out->mutable_teleoperation());
   proto::from_channel_energies(sample.channel, out->mutable_channel());
   for (double a : sample.aux) out->add_aux(a);
   v1::ResolverTelemetry* r = out->mutable_resolver();
@@ -237,7 +211,7 @@ ReflectionSample to_domain(const v1::ForceReflection& in) {
   out.tracking_error = proto::to_wrench(in.tracking_error(), "tracking_error", NonFinite::kKeep);
   out.state = proto::to_executor_state(in.state(), "state");
   out.breach = to_domain(in.breach());
-  out.teleoperation = to_domain(in.teleoperation());
+  out.teleoperation = proto::to_teleoperation_counters(in.teleoperation());
   out.reflection = proto::to_reflection_method(in.reflection(), "reflection");
   out.slave_in = in.slave_in_j();
   out.return_wave = proto::to_wrench(in.return_wave(), "return_wave", NonFinite::kKeep);

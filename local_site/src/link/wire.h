@@ -18,14 +18,12 @@
 namespace tether::local::wire {
 
 Breach to_domain(const v1::Breach& breach);
-TeleoperationCounters to_domain(const v1::TeleoperationCounters& counters);
 LoopTiming to_domain(const v1::LoopTiming& timing);
 SiteStatus to_domain(const v1::SiteStatus& status);
 TaskSummary to_domain(const v1::TaskSummary& summary);
 TelemetrySample to_domain(const v1::Telemetry& telemetry);
 
 void to_wire(const Breach& breach, v1::Breach* out);
-void to_wire(const TeleoperationCounters& counters, v1::TeleoperationCounters* out);
 void to_wire(const LoopTiming& timing, v1::LoopTiming* out);
 void to_wire(const SiteStatus& status, v1::SiteStatus* out);
 void to_wire(const TaskSummary& summary, v1::TaskSummary* out);

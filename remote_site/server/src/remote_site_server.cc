@@ -262,7 +262,7 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
       reply->set_task_name(task_name(s.task_id));
       server::to_wire(s.breach, reply->mutable_breach());
       reply->set_controller(lease.holder(ControlLease::Clock::now()));
-      server::to_wire(s.teleoperation, 0, reply->mutable_teleoperation());
+      proto::from_teleoperation_counters(s.teleoperation, 0, reply->mutable_teleoperation());
       v1::LoopTiming* timing = reply->mutable_timing();
       timing->set_period_s(executor.period());
       timing->set_cycles(latest.cycle);

@@ -19,20 +19,6 @@ void to_wire(const BreachEvent& event, v1::Breach* out) {
   out->set_joint(event.index);
 }
 
-void to_wire(const TeleoperationCounters& counters, std::uint64_t sequence_base,
-             v1::TeleoperationCounters* out) {
-  out->set_applied(counters.applied);
-  out->set_lost(counters.lost);
-  out->set_duplicates(counters.duplicates);
-  out->set_last_sequence(
-      counters.last_sequence > sequence_base ? counters.last_sequence - sequence_base : 0);
-  out->set_discarded(counters.discarded);
-  out->set_enabled(counters.enabled);
-  out->set_ended(counters.ended);
-  out->set_stall_bound_s(counters.stall_bound);
-  out->set_playout_delay_s(counters.playout_delay);
-}
-
 std::vector<v1::Behaviour> enabled_behaviours(const TaskParameters& task) {
   std::vector<v1::Behaviour> out;
   for (Behaviour b : tether::enabled_behaviours(task)) out.push_back(proto::from_behaviour(b));
@@ -66,7 +52,7 @@ void to_wire(const CycleTelemetry& c, const std::string& task_name,
   timing->set_overruns(c.overruns);
   timing->set_compute_s(c.compute_time);
   timing->set_wakeup_latency_s(c.wakeup_latency);
-  to_wire(c.teleoperation, 0, out->mutable_teleoperation());
+  proto::from_teleoperation_counters(c.teleoperation, 0, out->mutable_teleoperation());
   proto::from_channel_energies(c.channel, out->mutable_channel());
   out->clear_aux();
   for (double a : c.aux) out->add_aux(a);
@@ -95,7 +81,7 @@ void to_reflection(const CycleTelemetry& c, std::uint64_t sequence_base, v1::For
   proto::from_wrench(error, out->mutable_tracking_error());
   out->set_state(proto::from_executor_state(c.state));
   to_wire(c.breach, out->mutable_breach());
-  to_wire(c.teleoperation, sequence_base, out->mutable_teleoperation());
+  proto::from_teleoperation_counters(c.teleoperation, sequence_base, out->mutable_teleoperation());
   out->set_reflection(proto::from_reflection_method(c.reflection));
   out->set_slave_in_j(c.channel.slave.in);
   proto::from_wrench(c.return_wave, out->mutable_return_wave());

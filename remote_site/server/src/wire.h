@@ -23,8 +23,6 @@ inline constexpr double kMaxIncrementRotation = 0.1;      // [rad]
 // The shared enums (ExecutorState, BreachCause, Behaviour, ResolverKind) convert in
 // tether::proto (convert.h, task_io.h); what is here is the remote site's own.
 void to_wire(const BreachEvent& event, v1::Breach* out);
-void to_wire(const TeleoperationCounters& counters, std::uint64_t sequence_base,
-             v1::TeleoperationCounters* out);
 // tether::enabled_behaviours(task) as wire values, computed once per task for its telemetry.
 std::vector<v1::Behaviour> enabled_behaviours(const TaskParameters& task);
 

@@ -65,6 +65,21 @@ TEST_F(TeleopFixture, NoIncrementIsLostOrAppliedTwice) {
   EXPECT_NEAR(out.force[0], 100 * 1e-5 / 0.001, 1e-9);
 }
 
+TEST_F(TeleopFixture, IncrementsSentBeforeTheTaskStartedAreCountedStaleAndMoveNothing) {
+  Vector6 inc = Vector6::Zero();
+  inc[0] = 1e-4;
+  send(1, inc);
+  send(2, inc);
+  teleop.reset(params, context);  // the task starts with these still queued
+  send(3, inc);
+  out.clear();
+  teleop.update(params, context, out);
+  EXPECT_EQ(teleop.counters().stale, 2u);
+  EXPECT_EQ(teleop.counters().applied, 1u);
+  EXPECT_EQ(teleop.counters().lost, 0u);
+  EXPECT_NEAR(out.force[0], 100 * 1e-4 / 0.001, 1e-9);  // the one sent after the start
+}
+
 TEST_F(TeleopFixture, OnlyTheGainedDirectionsAreDriven) {
   params.gain.setZero();
   params.gain[3] = 5.0;  // rotation about TELEOP x only: the seed's door shared control

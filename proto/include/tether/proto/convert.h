@@ -19,6 +19,7 @@ enum ExecutorState : int;
 enum BreachCause : int;
 enum Behaviour : int;
 class ChannelEnergies;
+class TeleoperationCounters;
 }  // namespace tether::v1
 
 namespace tether::proto {
@@ -85,6 +86,12 @@ void from_motion_vector(const MotionVector& m, v1::MotionVector* out);
 // remote in telemetry and reflection and read by the ground: kept as sent, NaN included.
 remote::ChannelEnergies to_channel_energies(const v1::ChannelEnergies& energies);
 void from_channel_energies(const remote::ChannelEnergies& energies, v1::ChannelEnergies* out);
+
+// The teleoperation behaviour's counters. The remote numbers increments globally across
+// streams; a stream's own numbers are those less `sequence_base` (0: the global numbers).
+remote::TeleoperationCounters to_teleoperation_counters(const v1::TeleoperationCounters& counters);
+void from_teleoperation_counters(const remote::TeleoperationCounters& counters,
+                                 std::uint64_t sequence_base, v1::TeleoperationCounters* out);
 
 // The shared vocabulary (tether/common/vocabulary.h, and Behaviour from the list of
 // behaviours, tether/remote/behaviours/list.h) <-> its tether.v1 enums, one named pair per

@@ -39,6 +39,7 @@ void Teleoperation::reset(const TeleoperationParameters& parameters,
   HandControllerSample stale;
   while (queue_->pop(stale)) {
     if (stale.end || stale.opened) continue;
+    ++counters_.stale;
     counters_.last_sequence = std::max(counters_.last_sequence, stale.sequence);
     counters_.last_received = std::max(counters_.last_received, stale.sequence);
   }

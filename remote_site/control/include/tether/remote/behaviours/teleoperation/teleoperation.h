@@ -91,6 +91,7 @@ struct TeleoperationCounters {
   std::uint64_t lost = 0;                 // gaps in the sequence
   std::uint64_t duplicates = 0;           // repeated or out-of-order numbers, dropped
   std::uint64_t discarded = 0;            // motion dropped unplayed when the operator disabled
+  std::uint64_t stale = 0;                // sent before the task started: dropped at its start
   std::uint64_t last_sequence = 0;        // newest sample played out (applied or a heartbeat)
   std::uint64_t last_ground_time_ns = 0;  // of the sample with last_sequence
   std::int64_t last_arrival_ns = 0;       // when it arrived here (CLOCK_MONOTONIC), 0 unknown
