@@ -36,7 +36,7 @@ session() {
   [ -s "$work/port" ] || { cat "$work/remote.log"; exit 1; }
   addr=127.0.0.1:$(cat "$work/port")
   "$build/local_site/apps/tether" --remote "$addr" "${client[@]}" upload \
-    remote_site/tasks/door_shared.textproto --no-preview >"$work/session.log" 2>&1 ||
+    "$work/door_shared.textproto" --no-preview >"$work/session.log" 2>&1 ||
     { echo "link latency: upload failed ($mode run $n)"; cat "$work/session.log"; exit 1; }
   "$build/local_site/apps/tether-ground" --site remote="$addr" "${client[@]}" \
     --start door_shared --device script:local_site/scripts/door_swing.hcscript \
@@ -46,6 +46,14 @@ session() {
   wait "$remote_pid" || true
   remote_pid=""
 }
+
+# The shipped task, with a 1 s stall guard instead of 100 ms: this figure is the link's
+# latency, and a shared CI VM now and then freezes every process for over 100 ms, which the
+# shipped guard rightly calls a stall and ends the session on (the stall guard has its own
+# tests). Such a freeze still shows in the reported p99 and max.
+sed 's/^  stall_timeout_s: .*/  stall_timeout_s: 1.0/' remote_site/tasks/door_shared.textproto \
+  >"$work/door_shared.textproto"
+grep -q '^  stall_timeout_s: 1.0$' "$work/door_shared.textproto"
 
 field() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 for n in $(seq "$runs"); do
@@ -66,14 +74,22 @@ status=0
 for mode in tls plain; do
   f=$tls
   [ "$mode" = plain ] && f=$plain
-  printf '  %-9s p50 %s ms   p99 %s ms   max %s ms   %s sent, %s applied, %s lost, %s duplicated\n' \
+  printf '  %-9s p50 %s ms   p99 %s ms   max %s ms   %s sent, %s applied, %s before the start, %s lost, %s duplicated\n' \
     "$([ $mode = tls ] && echo 'mTLS' || echo 'plaintext')" \
     "$(field "$f" latency_p50_ms)" "$(field "$f" latency_p99_ms)" "$(field "$f" latency_max_ms)" \
-    "$(field "$f" sent)" "$(field "$f" applied)" "$(field "$f" lost)" "$(field "$f" duplicates)"
+    "$(field "$f" sent)" "$(field "$f" applied)" "$(field "$f" stale)" "$(field "$f" lost)" \
+    "$(field "$f" duplicates)"
 done
+# Every increment is accounted for: applied once, or sent before the task started (the
+# remote drops those at the start). The script holds the deadman throughout, so none is
+# discarded on a release.
 for f in "$work"/tls.* "$work"/plain.*; do
   [ "$(field "$f" lost)" = 0 ] && [ "$(field "$f" duplicates)" = 0 ] ||
     { echo "link latency: increments lost or duplicated in $(basename "$f")"; status=1; }
+  unaccounted=$(( $(field "$f" sent) - $(field "$f" applied) - $(field "$f" stale) ))
+  [ "$unaccounted" = 0 ] ||
+    { echo "link latency: $unaccounted increments neither applied nor stale in $(basename "$f")"
+      status=1; }
 done
 awk -v a="$(field "$tls" latency_p50_ms)" -v b="$(field "$plain" latency_p50_ms)" \
     -v c="$(field "$tls" latency_p99_ms)" -v d="$(field "$plain" latency_p99_ms)" \

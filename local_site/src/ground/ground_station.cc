@@ -357,6 +357,22 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     if (options.duration > 0.0 && elapsed >= options.duration) break;
   }
+  // Waits up to `limit` for the remote to close the stream.
+  const auto closed_within = [&](std::chrono::milliseconds limit) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    while (!session.finished() && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return session.finished();
+  };
+  if (!session.finished() && !interrupted.load()) {
+    // Time is up: end the stream before the task, so that the remote plays out the
+    // increments still in flight (it closes the stream once the last is applied, within
+    // about 2 s) and the count of applied increments is complete. An interrupted
+    // operator gets the stop at once instead.
+    session.stop();
+    closed_within(std::chrono::milliseconds(5000));
+  }
   // The task this session started is its to stop: a stream's end alone leaves the arm
   // holding compliantly (an end, not a stall).
   try {
@@ -365,6 +381,8 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
     out << "tether-ground: stop: " << e.what() << std::endl;
   }
   session.stop();
+  // A remote that does not close the stream (a dead link) is cut off.
+  if (!closed_within(std::chrono::milliseconds(5000))) session.cancel();
   const TeleopReport r = session.wait();
   // Let the watches report: their telemetry comes over the same delayed link, half a round
   // trip behind.

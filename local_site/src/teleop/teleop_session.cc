@@ -101,6 +101,11 @@ void TeleopSession::start() {
 
 void TeleopSession::stop() { stop_.store(true); }
 
+void TeleopSession::cancel() {
+  stop();
+  if (stream_) stream_->context.TryCancel();
+}
+
 void TeleopSession::set_task(const TaskParameters& task) {
   task_method_.store(static_cast<int>(task.teleoperation.reflection));
 }

@@ -26,6 +26,7 @@
 #include "tether/proto/convert.h"
 #include "tether/proto/set_field.h"
 #include "tether/proto/task_io.h"
+#include "tether/remote/behaviours/teleoperation/parameters.h"
 #include "tether/remote/task/validation.h"
 #include "tether/v1/remote_site.grpc.pb.h"
 #include "wire.h"
@@ -627,7 +628,17 @@ class TeleopReactor final
       HandControllerSample end;
       end.end = true;
       if (!site_.queue.push(end)) site_.teleop_queue_full.fetch_add(1);
-      finish(Status::OK);
+      // The stream stays open until a reflection reports the last increment applied, so the
+      // ground's count of applied increments is complete, not short by those in flight.
+      const RemoteSiteServer::Impl::RunningTask task = site_.running();
+      if (highest_ == 0 || !task.task.teleoperation.enabled ||
+          site_.executor.status().state != ExecutorState::kRunning) {
+        finish(Status::OK);
+        return;
+      }
+      std::lock_guard lock(mutex_);
+      draining_ = true;
+      drain_deadline_ = std::chrono::steady_clock::now() + kDrainLimit;
       return;
     }
     ++received_;
@@ -645,6 +656,7 @@ class TeleopReactor final
                     "increment " + std::to_string(in_.sequence()) + ": " + problem));
       return;
     }
+    highest_ = std::max(highest_, sample.sequence);
     if (site_.queue.push(sample)) {
       ++queued_;
       std::uint64_t high = site_.teleop_sequence.load();
@@ -693,11 +705,24 @@ class TeleopReactor final
     if (writing_) {
       server::to_reflection(cycle, base_, &pending_);
       have_pending_ = true;
-      return;
+    } else {
+      server::to_reflection(cycle, base_, &out_);
+      writing_ = true;
+      StartWrite(&out_);
     }
-    server::to_reflection(cycle, base_, &out_);
-    writing_ = true;
-    StartWrite(&out_);
+    // Drained: this reflection (sent before the stream finishes) reports the last increment
+    // applied, or the task stopped, or the playout took longer than any link could explain.
+    if (draining_ &&
+        (cycle.teleoperation.last_sequence >= highest_ || cycle.state != ExecutorState::kRunning ||
+         std::chrono::steady_clock::now() >= drain_deadline_)) {
+      finishing_ = true;
+      flush_ = true;
+      final_status_ = Status::OK;
+      if (!writing_) {
+        finished_ = true;
+        Finish(final_status_);
+      }
+    }
   }
 
   void on_shutdown() override {
@@ -708,7 +733,7 @@ class TeleopReactor final
     const server::CallbackScope order(this, &out_);
     std::lock_guard lock(mutex_);
     writing_ = false;
-    if (ok && have_pending_ && !finishing_) {
+    if (ok && have_pending_ && (!finishing_ || flush_)) {
       out_.Swap(&pending_);
       have_pending_ = false;
       writing_ = true;
@@ -771,6 +796,9 @@ class TeleopReactor final
   std::uint64_t received_ = 0;    // read callbacks run one at a time
   std::uint64_t queued_ = 0;
   std::uint64_t base_ = 0;
+  // The newest increment read (global numbering): the read chain writes it; on_cycle reads
+  // it only once draining_, set under mutex_ after the last read, says the reads are over.
+  std::uint64_t highest_ = 0;
   v1::TeleopIncrement in_;
   std::mutex mutex_;
   v1::ForceReflection out_;
@@ -779,6 +807,14 @@ class TeleopReactor final
   bool writing_ = false;
   bool finishing_ = false;
   bool finished_ = false;
+  // The ground has closed its side; the stream waits for the last increment to be applied.
+  // Increments already here are due within the longest playout delay a task may set; the
+  // limit adds a second for the jitter around it.
+  static constexpr std::chrono::milliseconds kDrainLimit{
+      static_cast<std::int64_t>(kMaxPlayoutDelay * 1000.0) + 1000};
+  bool draining_ = false;
+  std::chrono::steady_clock::time_point drain_deadline_{};
+  bool flush_ = false;  // finishing after the reflections already produced are sent
   Status final_status_;
 };
 

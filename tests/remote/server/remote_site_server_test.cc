@@ -18,6 +18,7 @@
 #include "tether/common/urdf_loader.h"
 #include "tether/proto/task_io.h"
 #include "tether/remote/sim/simulated_arm.h"
+#include "tether/remote/task/validation.h"
 #include "tether/v1/remote_site.grpc.pb.h"
 
 namespace tether::remote {
@@ -486,6 +487,35 @@ TEST_F(RemoteSiteServerTest, AStreamThatEndsCleanlyLeavesTheTaskHoldingInsteadOf
   std::this_thread::sleep_for(400ms);
   EXPECT_EQ(status().state(), v1::EXECUTOR_STATE_RUNNING) << status().breach().description();
   EXPECT_TRUE(executor_->status().teleoperation.ended);
+}
+
+TEST_F(RemoteSiteServerTest, AClosedStreamReportsItsLastIncrementAppliedBeforeItEnds) {
+  // The longest stall timeout: this test is about the end, and a sanitizer's pauses must
+  // not end the task first.
+  v1::TaskParameters task = shipped_task("door_shared");
+  task.mutable_teleoperation()->set_stall_timeout_s(kMaxStallTimeout);
+  ASSERT_TRUE(upload("alice", "shared", task).ok());
+  TeleopSession session(*stub_, "alice");
+  // Sent before the start: stale (dropped at the task's first cycle, which may also catch
+  // a few sent just after the call returned) or applied.
+  ASSERT_TRUE(session.send(1, 0.0));
+  ASSERT_TRUE(start("alice", "shared").ok());
+  auto next = std::chrono::steady_clock::now();
+  std::uint64_t sequence = 1;
+  for (int k = 0; k < 100; ++k) {
+    ASSERT_TRUE(session.send(++sequence, 1e-4));
+    pace(next);
+  }
+  // A burst, closed at once: these are still in flight when the ground's side closes.
+  for (int k = 0; k < 30; ++k) ASSERT_TRUE(session.send(++sequence, 1e-4));
+  EXPECT_TRUE(session.finish().ok());
+  // The stream closed only after a reflection reported the last one applied, so the
+  // ground's count is complete: every increment applied once, or dropped at the start.
+  const v1::ForceReflection last = session.last();
+  EXPECT_EQ(last.applied_sequence(), sequence);
+  EXPECT_EQ(last.teleoperation().applied() + last.teleoperation().stale(), sequence);
+  EXPECT_EQ(last.teleoperation().lost(), 0u);
+  EXPECT_EQ(last.state(), v1::EXECUTOR_STATE_RUNNING) << last.breach().description();
 }
 
 TEST_F(RemoteSiteServerTest, LostGroundLinkStopsTheArm) {

@@ -127,8 +127,12 @@ class TeleopSession {
 
   // Opens the stream and starts sampling.
   void start();
-  // Ends the stream cleanly (the remote's stall timeout then stops a teleoperated task).
+  // Ends the stream cleanly: an end, not a stall. The remote plays out the increments in
+  // flight, closes the stream once the last is applied, and the arm holds.
   void stop();
+  // Cuts the stream off (a remote that does not close it); the remote treats it as a lost
+  // link and stops a teleoperated task.
+  void cancel();
   // Blocks until the session ends (duration, device end, stop() or the remote ended it).
   TeleopReport wait();
   bool finished() const { return finished_.load(); }
