@@ -19,11 +19,21 @@ struct Result {
   std::string output;  // stdout and stderr
 };
 
+// Created on first use and removed when the test process exits.
 inline std::string scratch_dir() {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("tether_console_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir.string();
+  struct Scratch {
+    std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                ("tether_console_test_" + std::to_string(::getpid()));
+    Scratch() { std::filesystem::create_directories(dir); }
+    ~Scratch() {
+      std::error_code ignored;
+      std::filesystem::remove_all(dir, ignored);
+    }
+    Scratch(const Scratch&) = delete;
+    Scratch& operator=(const Scratch&) = delete;
+  };
+  static const Scratch scratch;
+  return scratch.dir.string();
 }
 
 // `tether ARGS` without TETHER_REMOTE, `environment` ("NAME=value ...") added.

@@ -92,9 +92,8 @@ TEST_F(ConsoleEndToEnd, OpensTheDoorFromConnectToReset) {
   std::ifstream shipped(TETHER_SOURCE_DIR "/remote_site/tasks/door_force.textproto");
   std::string text((std::istreambuf_iterator<char>(shipped)), std::istreambuf_iterator<char>());
   text.replace(text.find("bounds {"), 8, "bounds {\n  max_consecutive_overruns: 1000000");
-  const std::string door_task = (std::filesystem::temp_directory_path() /
-                                 ("door_force_" + std::to_string(::getpid()) + ".textproto"))
-                                    .string();
+  const std::string door_task =
+      (std::filesystem::path(temp_dir()) / "door_force.textproto").string();
   std::ofstream(door_task) << text;
   r = tether("upload --scene door --name door_force " + door_task);
   ASSERT_EQ(r.code, kExitOk) << r.output;
