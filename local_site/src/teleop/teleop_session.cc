@@ -99,6 +99,15 @@ void TeleopSession::start() {
   sampler_ = std::thread([this] { sample_loop(); });
 }
 
+int increment_pieces(const OperatorIncrement& increment) {
+  const double n = std::max({increment.increment.head<3>().norm() / kMaxIncrementTranslation,
+                             increment.increment.tail<3>().norm() / kMaxIncrementRotation,
+                             std::abs(increment.arm_angle_increment) / kMaxIncrementRotation});
+  // Not finite, or beyond any pause: the remote refuses it, naming the field.
+  if (!(n <= kMaxIncrementPieces)) return 1;
+  return std::max(1, static_cast<int>(std::ceil(n)));
+}
+
 void TeleopSession::stop() { stop_.store(true); }
 
 void TeleopSession::cancel() {
@@ -166,7 +175,10 @@ void TeleopSession::sample_loop() {
     } else if (increment.deadman && increment.valid) {
       enabled_once_.store(true);
     }
-    ++sequence;
+    // A late sample carries more than one period's motion; one message may carry at most
+    // kMaxIncrement*, so it goes as several, numbered in turn.
+    const int pieces = increment_pieces(increment);
+    sequence += static_cast<std::uint64_t>(pieces);
     if (ended_at < 0.0 && increment.deadman && increment.valid) last_motion = sequence;
 
     // The hand-controller port of the reflection channel: v_m in remote units, F_m the
@@ -250,13 +262,19 @@ void TeleopSession::sample_loop() {
     min_master_observed_ = std::min(min_master_observed_, master_.energies.observed);
     peak_rendered_torque_ = std::max(peak_rendered_torque_, rendered.tail<3>().norm());
 
-    send_time_ns_[sequence % kSendRing].store(now, std::memory_order_release);
-    wire::to_wire(increment, sequence, now, &message);
-    wire::to_wire(master_, &message);
-    {
+    OperatorIncrement piece = increment;
+    piece.increment /= pieces;
+    piece.arm_angle_increment /= pieces;
+    bool written = true;
+    for (int k = pieces - 1; k >= 0 && written; --k) {
+      const std::uint64_t number = sequence - static_cast<std::uint64_t>(k);
+      send_time_ns_[number % kSendRing].store(now, std::memory_order_release);
+      wire::to_wire(piece, number, now, &message);
+      wire::to_wire(master_, &message);
       std::lock_guard lock(stream_->write_mutex);
-      if (stream_->writes_done || !stream_->rw->Write(message)) break;
+      written = !stream_->writes_done && stream_->rw->Write(message);
     }
+    if (!written) break;
     sent_.store(sequence);
     if (t >= next_trace && trace_.size() < trace_.capacity()) {
       next_trace = t + 0.02;

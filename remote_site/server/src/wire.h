@@ -15,11 +15,6 @@
 
 namespace tether::remote::server {
 
-// Largest hand-controller increment accepted per sample: 10 m/s and 100 rad/s at 1 kHz.
-// Anything larger is a broken device or client, not an operator.
-inline constexpr double kMaxIncrementTranslation = 0.01;  // [m]
-inline constexpr double kMaxIncrementRotation = 0.1;      // [rad]
-
 // The shared enums (ExecutorState, BreachCause, Behaviour, ResolverKind) convert in
 // tether::proto (convert.h, task_io.h); what is here is the remote site's own.
 void to_wire(const BreachEvent& event, v1::Breach* out);

@@ -51,6 +51,13 @@
 
 namespace tether {
 
+// The largest hand-controller increment one message may carry, in remote units: 10 m/s and
+// 100 rad/s at 1 kHz. The remote refuses a larger one (a broken device or client, not an
+// operator); the ground sends a late sample's motion (the host paused its thread) as
+// several increments instead.
+inline constexpr double kMaxIncrementTranslation = 0.01;  // [m]
+inline constexpr double kMaxIncrementRotation = 0.1;      // [rad], also the arm angle's
+
 // How the ground reflects the remote wrench.
 enum class ReflectionMethod {
   kNone,       // direct: F_m = F_s (delayed), v_s = v_m (delayed); not passive under delay

@@ -116,6 +116,12 @@ struct TeleopReport {
   bool ok = false;            // stream ended with OK
 };
 
+// How many increments one sample's motion goes as: the fewest within kMaxIncrement* each
+// (tether/common/teleop_channel.h), at most kMaxIncrementPieces (64 cm or 6.4 rad, a pause
+// of seconds); a sample beyond that, or not finite, goes as one, which the remote refuses.
+inline constexpr int kMaxIncrementPieces = 64;
+int increment_pieces(const OperatorIncrement& increment);
+
 class TeleopSession {
  public:
   // `input` must outlive the session; only the session's thread uses it while running.
