@@ -168,6 +168,12 @@ delayed|silent)
     door=$(field aux0_deg) predicted=$(field predicted_aux0_deg)
     awk -v d="$door" -v p="$predicted" 'BEGIN { exit !(d > 38 && d < 50 && d - p < 3 && p - d < 3) }' \
       || fail "door at $door deg, the local model at $predicted deg"
+    # The display predicted the remote better than its delayed view, once corrected by
+    # the remote's own telemetry.
+    awk -v n="$(field prediction_samples)" -v c="$(field prediction_corrected_rms_deg)" \
+      -v d="$(field prediction_delayed_rms_deg)" 'BEGIN { exit !(n >= 20 && c < d) }' ||
+      fail "prediction: corrected RMS $(field prediction_corrected_rms_deg) deg against the \
+delayed view's $(field prediction_delayed_rms_deg) deg"
     delay=$(field one_way_delay_ms)
     awk -v d="$delay" 'BEGIN { exit !(d > 200 && d < 300) }' || fail "one-way delay estimated $delay ms"
     # The session ended with the ground's stop, not the stall guard.

@@ -60,6 +60,14 @@ class SiteWatch {
 
   bool breached() const { return breached_.load(); }
   double last_aux0() const { return aux0_.load(); }
+  // The local model to correct with this site's telemetry of task `task_id` (the task the
+  // session started; samples of any other task are not the model's to follow).
+  // After correct(nullptr, 0) returns, the model is no longer used.
+  void correct(LocalModel* model, std::uint64_t task_id) {
+    std::lock_guard lock(model_mutex_);
+    model_task_ = task_id;
+    model_ = model;
+  }
   // (CLOCK_MONOTONIC [ns], aux[0]) as telemetry arrived, for the session's figure.
   std::vector<std::pair<std::int64_t, double>> aux_series() const {
     std::lock_guard lock(series_mutex_);
@@ -94,6 +102,13 @@ class SiteWatch {
         std::lock_guard lock(series_mutex_);
         if (aux_series_.size() < kMaxSeries) aux_series_.emplace_back(now, sample.aux[0]);
       }
+      if (!sample.aux.empty() &&
+          (sample.state == ExecutorState::kRunning || sample.state == ExecutorState::kStopping)) {
+        std::lock_guard lock(model_mutex_);
+        if (model_ != nullptr && sample.task_id == model_task_) {
+          model_->observe(sample.task_time, sample.aux[0], sample.measured_joints);
+        }
+      }
       if (auto line = p_warning.update(sample)) say(*line);
       if (sample.state != state || sample.task_id != task) {
         state = sample.state;
@@ -118,6 +133,9 @@ class SiteWatch {
   std::atomic<bool> stop_{false};
   std::atomic<bool> breached_{false};
   std::atomic<double> aux0_{0.0};
+  std::mutex model_mutex_;  // the model and its task; held while the model observes
+  LocalModel* model_ = nullptr;
+  std::uint64_t model_task_ = 0;
   static constexpr std::size_t kMaxSeries = 100000;  // 2.8 h of 10 Hz telemetry
   mutable std::mutex series_mutex_;
   std::vector<std::pair<std::int64_t, double>> aux_series_;
@@ -143,13 +161,20 @@ void write_session_figure(const std::string& path, const std::string& title, con
     angle.y.push_back(a * kRadToDeg);
   }
   door.series.push_back(std::move(angle));
-  Series predicted{"local model (no delay)", {}, {}, remote::report::palette_color(7)};
+  Series model{"local model (no delay)", {}, {}, remote::report::palette_color(7)};
+  Series predicted{
+      "predicted: model corrected by telemetry", {}, {}, remote::report::palette_color(3)};
   for (const TeleopTrace& row : r.trace) {
     if (!std::isfinite(row.predicted_aux0)) continue;
+    model.x.push_back(row.time);
+    model.y.push_back(row.model_aux0 * kRadToDeg);
     predicted.x.push_back(row.time);
     predicted.y.push_back(row.predicted_aux0 * kRadToDeg);
   }
-  if (!predicted.x.empty()) door.series.push_back(std::move(predicted));
+  if (!model.x.empty()) {
+    door.series.push_back(std::move(model));
+    door.series.push_back(std::move(predicted));
+  }
   Panel torque{"torque", "time [s]", "|torque| [N m]", {}, {}, {}, {}};
   Series remote_torque{
       "remote |F_a| torque (as received)", {}, {}, remote::report::palette_color(1)};
@@ -281,11 +306,19 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
   teleop.credentials = options.credentials;
   teleop.rate = options.rate;
   teleop.settle = options.settle;
-  // The session runs until told; ending it is ours, so the arm is stopped first.
+  // The session runs until told: the duration is kept below, where the stream is ended
+  // before the task is stopped.
   teleop.duration = 0.0;
   // Built before the session: fetching the task and compiling the scene take a round trip
   // and a moment that must not delay the start.
   std::unique_ptr<LocalModel> model;  // outlives the session (declared first)
+  // The teleoperation watch stops correcting the model before the model goes.
+  struct Detach {
+    SiteWatch* watch = nullptr;
+    ~Detach() {
+      if (watch != nullptr) watch->correct(nullptr, 0);
+    }
+  } detach;
   std::optional<TaskParameters> task;
   if (!options.start_task.empty()) {
     try {
@@ -342,7 +375,11 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
       }
       if (model) session.attach_model(model.get(), options.reflect_from_model);
       session.set_task(*task);
-      teleop_watch->client().start(options.start_task);
+      const std::uint64_t task_id = teleop_watch->client().start(options.start_task);
+      if (model) {
+        teleop_watch->correct(model.get(), task_id);
+        detach.watch = teleop_watch;
+      }
     } catch (const RemoteError& e) {
       session.stop();
       session.wait();
@@ -438,9 +475,21 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
   }
   out << "  door/aux angle    " << teleop_watch->last_aux0() * kRadToDeg << " deg";
   if (std::isfinite(r.predicted_aux0)) {
-    out << " (the local model predicted " << r.predicted_aux0 * kRadToDeg << " deg)";
+    out << " (predicted " << r.predicted_aux0 * kRadToDeg << " deg)";
   }
   out << "\n";
+  if (r.prediction.samples > 0) {
+    const PredictionError& e = r.prediction;
+    std::snprintf(line, sizeof line,
+                  "  prediction        door angle error over %llu remote samples, RMS / max "
+                  "[deg]: delayed view %.2f / %.2f, model %.2f / %.2f, model corrected by "
+                  "telemetry %.2f / %.2f; joints corrected max %.1f mrad\n",
+                  static_cast<unsigned long long>(e.samples), e.delayed_rms * kRadToDeg,
+                  e.delayed_max * kRadToDeg, e.model_rms * kRadToDeg, e.model_max * kRadToDeg,
+                  e.corrected_rms * kRadToDeg, e.corrected_max * kRadToDeg,
+                  e.joints_corrected_max * 1e3);
+    out << line;
+  }
   out << "  stream            " << r.stream_status << std::endl;
   if (!options.report_path.empty()) {
     std::ofstream report(options.report_path);
@@ -459,7 +508,12 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
            << "\nstall_bound_s " << r.last.teleoperation.stall_bound << "\nplayout_delay_s "
            << r.last.teleoperation.playout_delay << "\none_way_delay_ms " << ms(r.one_way_delay)
            << "\nclock_offset_ms " << ms(r.clock_offset) << "\npredicted_aux0_deg "
-           << r.predicted_aux0 * kRadToDeg << "\nbreached " << (breached ? 1 : 0) << "\n";
+           << r.predicted_aux0 * kRadToDeg << "\nprediction_samples " << r.prediction.samples
+           << "\nprediction_delayed_rms_deg " << r.prediction.delayed_rms * kRadToDeg
+           << "\nprediction_model_rms_deg " << r.prediction.model_rms * kRadToDeg
+           << "\nprediction_corrected_rms_deg " << r.prediction.corrected_rms * kRadToDeg
+           << "\nprediction_corrected_max_deg " << r.prediction.corrected_max * kRadToDeg
+           << "\nbreached " << (breached ? 1 : 0) << "\n";
   }
   if (!options.plot_path.empty()) {
     try {

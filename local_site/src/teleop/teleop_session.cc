@@ -285,7 +285,10 @@ void TeleopSession::sample_loop() {
       row.master = master_.energies;
       row.slave = reflection.channel.slave;
       row.enabled = increment.deadman && increment.valid;
-      if (model != nullptr) row.predicted_aux0 = model->aux0();
+      if (model != nullptr) {
+        row.model_aux0 = model->aux0();
+        row.predicted_aux0 = model->predicted_aux0();
+      }
       trace_.push_back(row);
     }
     deadline += period_ns;
@@ -380,7 +383,10 @@ TeleopReport TeleopSession::build_report() {
   r.one_way_delay = one_way_delay_;
   r.clock_offset = clock_offset_;
   r.link_estimated = link_estimated_;
-  if (!trace_.empty()) r.predicted_aux0 = trace_.back().predicted_aux0;
+  if (const LocalModel* model = model_.load(std::memory_order_acquire); model != nullptr) {
+    r.predicted_aux0 = model->predicted_aux0();
+    r.prediction = model->prediction_error();
+  }
   r.last = latest_;
   r.stream_status = stream_status_;
   r.ok = stream_ok_;

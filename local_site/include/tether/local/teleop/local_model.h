@@ -18,12 +18,24 @@
 // the passivity channel the model keeps its slave port and the hand balances against it, so
 // the local loop is kept passive by the same observers as the delayed one.
 //
+// The remote's delayed telemetry corrects the prediction, as a Smith predictor corrects its
+// model's output: each remote sample (its task time τ, door angle, measured joints) is set
+// against what the model itself had at task time τ (its own history, interpolated), and
+// that difference, low-passed, is added to what the model predicts now. A remote that
+// started elsewhere, or a scene that differs from the model's, is thereby followed within
+// about a second, while the model's own state runs on untouched (so the hand's passivity
+// accounting against the model's port stays whole). Task times align the two: the remote
+// starts when the start call arrives and applies the increments sampled from then on, so
+// its task time τ has applied the same increments as the model's τ.
+//
 // Frames: wrench() is the modelled F_a (robot on environment) at the MOTION origin rotated
 // into the hand-controller axes of the last increment's mode, as the remote's reflection is.
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "tether/common/types.h"
 #include "tether/remote/task/task_parameters.h"
@@ -38,6 +50,20 @@ struct LocalModelOptions {
 // "ARM:SCENE" (e.g. "iiwa7:door") or "SCENE" (arm iiwa7); throws std::invalid_argument
 // naming the text and the choices.
 LocalModelOptions parse_local_model(const std::string& text);
+
+// How well the display predicted the remote, over every remote sample so far: the error
+// [rad] of the door angle (aux[0]) and the largest joint's, at the remote sample's task time,
+// of what the operator was shown at that moment.
+struct PredictionError {
+  std::uint64_t samples = 0;  // remote samples compared
+  double delayed_rms = 0.0;   // showing the newest remote sample (no prediction)
+  double delayed_max = 0.0;
+  double model_rms = 0.0;  // the model alone
+  double model_max = 0.0;
+  double corrected_rms = 0.0;  // the model corrected by the remote's telemetry
+  double corrected_max = 0.0;
+  double joints_corrected_max = 0.0;  // largest joint error, corrected [rad]
+};
 
 class LocalModel {
  public:
@@ -56,8 +82,20 @@ class LocalModel {
   void step(const Vector6& increment, double arm_angle_increment, TeleopMode mode, bool enabled,
             double master_in, double dt) noexcept;
 
+  // A remote telemetry sample, from any thread: its task time [s], door angle [rad] and
+  // measured joints [rad]. Samples of a time the model has not reached, or has forgotten
+  // (more than kHistory ago), are ignored.
+  void observe(double remote_task_time, double remote_aux0,
+               const JointVector& remote_joints) noexcept;
+  // The prediction shown to the operator: the model corrected by the remote's telemetry.
+  double predicted_aux0() const noexcept;
+  JointVector predicted_joints() const noexcept;
+  PredictionError prediction_error() const noexcept;
+  // [s] how far back the model keeps its history (the longest round trip it can correct).
+  static constexpr double kHistory = 8.0;
+
   const Vector6& wrench() const noexcept { return wrench_; }  // hand-controller axes [N, N·m]
-  double aux0() const noexcept { return aux0_; }              // door angle [rad] in the door scene
+  double aux0() const noexcept { return aux0_; }              // the model's own door angle [rad]
   double time() const noexcept { return time_; }              // [s] model task time
   ExecutorState state() const noexcept { return state_; }
   // The model's slave port: cumulative input energy [J], what the hand's passivity observer
@@ -79,6 +117,34 @@ class LocalModel {
   JointVector initial_joints_ = JointVector::Zero();
   std::uint64_t sequence_ = 0;
   ExecutorState state_ = ExecutorState::kIdle;
+
+  // The model's history, one row per step, and what was shown then (ring, preallocated).
+  struct Row {
+    double time = 0.0;  // model task time [s]
+    double aux0 = 0.0;
+    double shown_aux0 = 0.0;  // corrected prediction at that step
+    JointVector q = JointVector::Zero();
+    JointVector shown_q = JointVector::Zero();
+  };
+  // Remote samples as they arrived: their value, and the model's time when they did (what
+  // the operator was shown without prediction from then on).
+  struct Arrival {
+    double arrived = 0.0;  // model task time at arrival [s]
+    double aux0 = 0.0;
+  };
+  bool row_at(double time, Row& out) const noexcept;  // interpolated; mutex_ held
+  mutable std::mutex mutex_;  // the history, the correction and the statistics
+  std::vector<Row> rows_;
+  std::size_t rows_head_ = 0, rows_size_ = 0;
+  std::vector<Arrival> arrivals_;
+  std::size_t arrivals_head_ = 0, arrivals_size_ = 0;
+  double correction_aux0_ = 0.0;
+  JointVector correction_q_ = JointVector::Zero();
+  bool corrected_ = false;
+  double newest_observed_ = -1.0;
+  JointVector q_ = JointVector::Zero();  // the model's measured joints, last step
+  PredictionError error_;
+  double delayed_sq_ = 0.0, model_sq_ = 0.0, corrected_sq_ = 0.0;
 };
 
 }  // namespace tether::local

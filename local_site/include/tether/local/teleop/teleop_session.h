@@ -77,7 +77,8 @@ struct ReflectionSample {
 // One row of the session's record, every 20 ms: what the plots show.
 struct TeleopTrace {
   double time = 0.0;                     // [s] since the stream opened
-  double predicted_aux0 = std::nan("");  // [rad] the local model's door angle, if any
+  double model_aux0 = std::nan("");      // [rad] the local model's own door angle, if any
+  double predicted_aux0 = std::nan("");  // [rad] the same, corrected by remote telemetry
   double remote_torque = 0.0;            // [N·m] |torque of F_a| as last received
   double rendered_torque = 0.0;          // [N·m] |torque| rendered on the operator's hand
   PortEnergies master;                   // this side's port
@@ -108,8 +109,10 @@ struct TeleopReport {
   double one_way_delay = 0.0;
   double clock_offset = 0.0;
   bool link_estimated = false;
-  // The local model's (LocalModel) door angle at the end [rad]; NaN without one.
+  // The local model's (LocalModel) door angle at the end [rad], corrected by the remote's
+  // telemetry, and how well it predicted over the session; NaN and empty without one.
   double predicted_aux0 = std::nan("");
+  PredictionError prediction;
   std::vector<TeleopTrace> trace;
   ReflectionSample last;      // includes the remote's applied/lost/duplicate counts
   std::string stream_status;  // "OK" or the code and message the stream ended with
