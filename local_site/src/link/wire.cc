@@ -209,6 +209,10 @@ ReflectionSample to_domain(const v1::ForceReflection& in) {
   out.mode = proto::to_teleop_mode(in.mode(), "mode");
   out.measured = proto::to_wrench(in.measured(), "measured", NonFinite::kKeep);
   out.tracking_error = proto::to_wrench(in.tracking_error(), "tracking_error", NonFinite::kKeep);
+  // A remote that does not send it reflects every axis.
+  out.reflected = in.has_reflected()
+                      ? proto::to_wrench(in.reflected(), "reflected", NonFinite::kKeep)
+                      : out.measured;
   out.state = proto::to_executor_state(in.state(), "state");
   out.breach = to_domain(in.breach());
   out.teleoperation = proto::to_teleoperation_counters(in.teleoperation());

@@ -99,9 +99,8 @@ void LocalModel::step(const Vector6& increment, double arm_angle_increment, Tele
   carry_ = std::max(0.0, carry_ - cycles * period);
   for (int k = 0; k < cycles; ++k) impl_->loop.run_cycles(1);
   const remote::CycleTelemetry& t = impl_->executor.last_cycle();
-  const Matrix3& R = t.hand_controller_R_motion;
-  wrench_.head<3>() = R * t.wrench.head<3>();
-  wrench_.tail<3>() = R * t.wrench.tail<3>();
+  // What the remote's reflection carries: F_a along the directions the hand drives.
+  wrench_ = t.reflected_wrench;
   aux0_ = t.aux[0];
   time_ = t.task_time;
   state_ = t.state;

@@ -207,7 +207,7 @@ void TeleopSession::sample_loop() {
     double other_in = reflection.slave_in;
     Vector6 F_m = input_.config().reflection.source == ForceReflectionConfig::Source::kTrackingError
                       ? Vector6(-reflection.tracking_error)
-                      : reflection.measured;
+                      : reflection.reflected;
     LocalModel* model = model_.load(std::memory_order_acquire);
     if (model != nullptr) {
       // The model keeps the remote's pace: it advances by the time that really passed (a

@@ -56,6 +56,7 @@ void read_parameters(const v1::TeleoperationParameters& m, TeleoperationParamete
       p.wave_impedance.filter_hz =
           finite(r.wave_filter_hz(), "teleoperation.reflection.wave_filter_hz");
     }
+    p.reflect_all_axes = r.all_axes();
     if (r.has_drift_time_constant_s()) {
       p.drift.time_constant =
           finite(r.drift_time_constant_s(), "teleoperation.reflection.drift_time_constant_s");
@@ -107,6 +108,7 @@ void write_parameters(const TeleoperationParameters& p, v1::TaskParameters& out)
   if (p.wave_impedance.filter_hz != d.wave_impedance.filter_hz) {
     r()->set_wave_filter_hz(p.wave_impedance.filter_hz);
   }
+  if (p.reflect_all_axes) r()->set_all_axes(true);
   if (p.drift.time_constant != d.drift.time_constant) {
     r()->set_drift_time_constant_s(p.drift.time_constant);
   }

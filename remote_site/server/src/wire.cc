@@ -79,6 +79,7 @@ void to_reflection(const CycleTelemetry& c, std::uint64_t sequence_base, v1::For
   error << R * c.wrench_error.head<3>(), R * c.wrench_error.tail<3>();
   proto::from_wrench(measured, out->mutable_measured());
   proto::from_wrench(error, out->mutable_tracking_error());
+  proto::from_wrench(c.reflected_wrench, out->mutable_reflected());
   out->set_state(proto::from_executor_state(c.state));
   to_wire(c.breach, out->mutable_breach());
   proto::from_teleoperation_counters(c.teleoperation, sequence_base, out->mutable_teleoperation());

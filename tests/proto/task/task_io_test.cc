@@ -196,6 +196,7 @@ TaskParameters full_task() {
   t.teleoperation.stall_timeout = 0.25;
   t.teleoperation.max_playout_delay = 0.4;
   t.teleoperation.hold_all_when_disabled = true;
+  t.teleoperation.reflect_all_axes = true;
   t.teleoperation.reflection = ReflectionMethod::kWave;
   t.teleoperation.wave_impedance = WaveImpedance{80.0, 8.0, 3.0};
   t.teleoperation.drift = DriftCompensation{0.7, 0.3, 0.02, 0.1};
@@ -308,6 +309,7 @@ void expect_same_task(const TaskParameters& a, const TaskParameters& b) {
   EXPECT_SAME(teleoperation.stall_timeout);
   EXPECT_SAME(teleoperation.max_playout_delay);
   EXPECT_SAME(teleoperation.hold_all_when_disabled);
+  EXPECT_SAME(teleoperation.reflect_all_axes);
   EXPECT_SAME(teleoperation.reflection);
   EXPECT_SAME(teleoperation.wave_impedance.translation);
   EXPECT_SAME(teleoperation.wave_impedance.rotation);

@@ -321,6 +321,26 @@ TEST_F(TeleopFixture, ANewStreamLearnsItsLinkAfreshAndItsStallClockRunsFromItsOp
   EXPECT_LT(teleop.counters().playout_delay, 0.002);
 }
 
+// The hand drives translation z and rotation x only: it feels F_a along those, not what
+// the task's other behaviours hold in the other directions (a door's hinge constraint).
+TEST_F(TeleopFixture, TheHandFeelsTheWrenchAlongTheDirectionsItDrivesOnly) {
+  params.gain << 0, 0, 100, 5, 0, 0, 0;
+  teleop.reset(params, context);
+  context.measured_wrench << 10, 20, 30, 4, 5, 6;
+  send(1, Vector6::Zero());
+  teleop.update(params, context, out);
+  Vector6 expected;
+  expected << 0, 0, 30, 4, 0, 0;
+  EXPECT_TRUE(teleop.reflected_wrench().isApprox(expected)) << teleop.reflected_wrench();
+  // Every axis when the task asks for it.
+  params.reflect_all_axes = true;
+  send(2, Vector6::Zero());
+  out.clear();
+  teleop.update(params, context, out);
+  EXPECT_TRUE(teleop.reflected_wrench().isApprox(context.measured_wrench))
+      << teleop.reflected_wrench();
+}
+
 TEST_F(TeleopFixture, ThePassivityMethodDrivesNoMoreEnergyIntoTheEnvironmentThanTheHandPutIn) {
   // A wall pushes back along x with 50 N while the operator drives into it at 10 mm/s for
   // 0.2 s, but the ground has reported only 0.01 J into the channel so far. Returns the

@@ -628,6 +628,7 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
   telemetry_.teleoperation = behaviours_.teleoperation.counters();
   telemetry_.teleop_mode = behaviours_.teleoperation.last_mode();
   telemetry_.hand_controller_R_motion = behaviours_.teleoperation.hand_controller_R_motion();
+  telemetry_.reflected_wrench = behaviours_.teleoperation.reflected_wrench();
   telemetry_.channel = behaviours_.teleoperation.energies();
   telemetry_.return_wave = behaviours_.teleoperation.return_wave();
   telemetry_.steady_ns = context_.steady_ns;

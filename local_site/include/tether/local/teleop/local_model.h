@@ -28,8 +28,9 @@
 // starts when the start call arrives and applies the increments sampled from then on, so
 // its task time τ has applied the same increments as the model's τ.
 //
-// Frames: wrench() is the modelled F_a (robot on environment) at the MOTION origin rotated
-// into the hand-controller axes of the last increment's mode, as the remote's reflection is.
+// Frames: wrench() is the modelled F_a (robot on environment) at the MOTION origin along the
+// directions the hand drives, rotated into the hand-controller axes of the last increment's
+// mode, as the remote's reflection (ForceReflection.reflected) is.
 
 #include <cstdint>
 #include <memory>

@@ -57,6 +57,9 @@ struct ReflectionSample {
   // controller's axes of `mode` [N, N·m].
   Vector6 measured = Vector6::Zero();
   Vector6 tracking_error = Vector6::Zero();
+  // F_a along the directions the hand drives (the task's reflection.all_axes), same axes:
+  // what the hand renders.
+  Vector6 reflected = Vector6::Zero();
   ExecutorState state = ExecutorState::kUnspecified;  // the remote executor's
   Breach breach;                                      // latched breach, if any
   TeleoperationCounters teleoperation;                // the remote's applied/lost/duplicates

@@ -239,6 +239,12 @@ void Teleoperation::update(const TeleoperationParameters& parameters,
   Vector6 F_s;
   F_s.head<3>() = motion_T_teleop.R.transpose() * context.measured_wrench.head<3>();
   F_s.tail<3>() = motion_T_teleop.R.transpose() * context.measured_wrench.tail<3>();
+  if (!parameters.reflect_all_axes) {
+    // Only the directions the hand drives: the others belong to the task's other behaviours.
+    for (int i = 0; i < 6; ++i) {
+      if (parameters.gain[i] == 0.0) F_s[i] = 0.0;
+    }
+  }
   Vector6 v_port = v_delivered;
   switch (parameters.reflection) {
     case ReflectionMethod::kNone:
@@ -277,6 +283,8 @@ void Teleoperation::update(const TeleoperationParameters& parameters,
   out.force.head<6>() += transform_wrench(motion_T_teleop, wrench_teleop);
   out.force[6] += parameters.gain[6] * velocity_[6];
   hc_R_motion_ = R_last.transpose() * motion_T_teleop.R.transpose();
+  reflected_.head<3>() = R_last.transpose() * F_s.head<3>();
+  reflected_.tail<3>() = R_last.transpose() * F_s.tail<3>();
 }
 
 }  // namespace tether::remote

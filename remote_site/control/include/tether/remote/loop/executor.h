@@ -103,6 +103,8 @@ struct CycleTelemetry {
   TeleopMode teleop_mode = TeleopMode::kTool;  // of the last applied hand-controller sample
   // Rotates a MOTION-axes wrench into the hand-controller axes of teleop_mode (reflection).
   Matrix3 hand_controller_R_motion = Matrix3::Identity();
+  // Teleoperation: F_a along the reflected directions, hand-controller axes [N, N·m].
+  Vector6 reflected_wrench = Vector6::Zero();
   // Force reflection through the delayed channel (tether/common/teleop_channel.h): the task's
   // method and wave impedance, both ports' energies [J] and the returning wave w_s in the
   // hand-controller axes of teleop_mode.

@@ -47,6 +47,9 @@ struct TeleoperationParameters {
   ReflectionMethod reflection = ReflectionMethod::kNone;
   WaveImpedance wave_impedance{50.0, 5.0};  // wave method: b [N·s/m, N·m·s/rad]
   DriftCompensation drift;                  // passivity method: position-drift compensation
+  // Reflect (and account at the ports) every axis of F_a; false: only the driven directions
+  // (gain ≠ 0, TELEOP axes).
+  bool reflect_all_axes = false;
 };
 
 // Stall bound: the larger of the task's stall timeout and this factor × the decaying peak of

@@ -144,6 +144,9 @@ class Teleoperation {
   // hand-controller axes of the last sample's mode (HH for tool, HB otherwise). Like the
   // seed, it rotates force and torque alike and ignores the displacement between frames.
   const Matrix3& hand_controller_R_motion() const { return hc_R_motion_; }
+  // F_a at the MOTION origin along the reflected directions (reflect_all_axes), in the hand
+  // controller's axes of the last increment's mode: what the hand renders [N, N·m].
+  const Vector6& reflected_wrench() const { return reflected_; }
   TeleopMode last_mode() const { return last_mode_; }
   // Wave method: the returning wave w_s, hand-controller axes of the last mode.
   const Vector6& return_wave() const { return return_wave_; }
@@ -164,6 +167,7 @@ class Teleoperation {
   bool ended_ = false;
   TeleopMode last_mode_ = TeleopMode::kTool;
   Matrix3 hc_R_motion_ = Matrix3::Identity();
+  Vector6 reflected_ = Vector6::Zero();
 
   // De-jitter buffer: enabled samples wait here until their playout time,
   // ground_time + (least recent arrival − ground offset) + playout_delay().
