@@ -95,6 +95,11 @@ int main(int argc, char** argv) {
                  "rendered N m per remote N m (default 0.01)")
       ->option_text("S")
       ->transform(cli::Number(0.0, kMaxTorqueScale));
+  app.add_option("--coupling-damping", options.input.reflection.damping_ratio,
+                 "damping on the hand against its motion, as a share of the reflected rate "
+                 "coupling (torque or force scale x the task's teleoperation gain; default 0.15)")
+      ->option_text("RATIO")
+      ->transform(cli::Number(0.0, 10.0));
   app.add_option("--max-force", options.input.reflection.max_force,
                  "clamp on the rendered force [N] (default 5)")
       ->option_text("N")

@@ -60,6 +60,9 @@ class SiteWatch {
 
   bool breached() const { return breached_.load(); }
   double last_aux0() const { return aux0_.load(); }
+  // Whether the scene reports an angle in aux[0] (the door's): every arm reports four aux
+  // values, zero where its scene has nothing to say.
+  bool has_aux() const { return aux_seen_.load(); }
   // The local model to correct with this site's telemetry of task `task_id` (the task the
   // session started; samples of any other task are not the model's to follow).
   // After correct(nullptr, 0) returns, the model is no longer used.
@@ -96,6 +99,7 @@ class SiteWatch {
       }
       if (!sample.aux.empty()) {
         aux0_.store(sample.aux[0]);
+        if (sample.aux[0] != 0.0) aux_seen_.store(true);
         const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                      std::chrono::steady_clock::now().time_since_epoch())
                                      .count();
@@ -133,6 +137,7 @@ class SiteWatch {
   std::atomic<bool> stop_{false};
   std::atomic<bool> breached_{false};
   std::atomic<double> aux0_{0.0};
+  std::atomic<bool> aux_seen_{false};
   std::mutex model_mutex_;  // the model and its task; held while the model observes
   LocalModel* model_ = nullptr;
   std::uint64_t model_task_ = 0;
@@ -141,8 +146,9 @@ class SiteWatch {
   std::vector<std::pair<std::int64_t, double>> aux_series_;
 };
 
-// The session's figure: the door (aux) angle the remote reported, the torque reflected, and
-// each port's observed and dissipated energy, against the session's time.
+// The session's figure: the door (aux) angle the remote reported (when it reports one), the
+// force and the torque reflected, and each port's observed and dissipated energy, against
+// the session's time.
 void write_session_figure(const std::string& path, const std::string& title, const TeleopReport& r,
                           const std::vector<std::pair<std::int64_t, double>>& aux,
                           std::int64_t t0_ns) {
@@ -175,6 +181,9 @@ void write_session_figure(const std::string& path, const std::string& title, con
     door.series.push_back(std::move(model));
     door.series.push_back(std::move(predicted));
   }
+  Panel force{"force", "time [s]", "|force| [N]", {}, {}, {}, {}};
+  Series remote_force{"remote |F_a| force (as received)", {}, {}, remote::report::palette_color(1)};
+  Series rendered_force{"rendered on the hand x 10", {}, {}, remote::report::palette_color(2)};
   Panel torque{"torque", "time [s]", "|torque| [N m]", {}, {}, {}, {}};
   Series remote_torque{
       "remote |F_a| torque (as received)", {}, {}, remote::report::palette_color(1)};
@@ -185,6 +194,10 @@ void write_session_figure(const std::string& path, const std::string& title, con
   Series master_pc{"ground PC dissipated", {}, {}, remote::report::palette_color(5)};
   Series slave_pc{"remote PC dissipated", {}, {}, remote::report::palette_color(6)};
   for (const TeleopTrace& row : r.trace) {
+    remote_force.x.push_back(row.time);
+    remote_force.y.push_back(row.remote_force);
+    rendered_force.x.push_back(row.time);
+    rendered_force.y.push_back(row.rendered_force * 10.0);
     remote_torque.x.push_back(row.time);
     remote_torque.y.push_back(row.remote_torque);
     rendered.x.push_back(row.time);
@@ -199,7 +212,11 @@ void write_session_figure(const std::string& path, const std::string& title, con
   energy.series = {std::move(master_obs), std::move(slave_obs), std::move(master_pc),
                    std::move(slave_pc)};
   energy.references.push_back({-0.01, "-0.01 J", {110, 110, 110}});
-  figure.panels = {std::move(door), std::move(torque), std::move(energy)};
+  force.series = {std::move(remote_force), std::move(rendered_force)};
+  if (!aux.empty()) figure.panels.push_back(std::move(door));
+  figure.panels.push_back(std::move(force));
+  figure.panels.push_back(std::move(torque));
+  figure.panels.push_back(std::move(energy));
   remote::report::write_figure(figure, path);
 }
 
@@ -212,6 +229,7 @@ ForceReflectionConfig default_reflection() {
   r.torque_scale = 0.01;
   r.max_force = 5.0;
   r.max_torque = 0.5;
+  r.damping_ratio = 0.15;
   return r;
 }
 
@@ -473,11 +491,13 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
                   ms(r.one_way_delay), ms(r.clock_offset));
     out << line;
   }
-  out << "  door/aux angle    " << teleop_watch->last_aux0() * kRadToDeg << " deg";
-  if (std::isfinite(r.predicted_aux0)) {
-    out << " (predicted " << r.predicted_aux0 * kRadToDeg << " deg)";
+  if (teleop_watch->has_aux()) {  // the door scene's angle; other scenes report none
+    out << "  door/aux angle    " << teleop_watch->last_aux0() * kRadToDeg << " deg";
+    if (std::isfinite(r.predicted_aux0)) {
+      out << " (predicted " << r.predicted_aux0 * kRadToDeg << " deg)";
+    }
+    out << "\n";
   }
-  out << "\n";
   if (r.prediction.samples > 0) {
     const PredictionError& e = r.prediction;
     std::snprintf(line, sizeof line,
@@ -520,7 +540,9 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
       write_session_figure(
           options.plot_path,
           "teleoperation of " + teleop_site.name + ", reflection " + to_string(r.reflection), r,
-          teleop_watch->aux_series(), session.start_ns());
+          teleop_watch->has_aux() ? teleop_watch->aux_series()
+                                  : std::vector<std::pair<std::int64_t, double>>{},
+          session.start_ns());
       out << "  figure            " << options.plot_path << "\n";
     } catch (const std::exception& e) {
       out << "tether-ground: --plot: " << e.what() << "\n";

@@ -36,6 +36,7 @@ void validate(const ForceReflectionConfig& config) {
   detail::require_range("reflection.torque_scale", config.torque_scale, 0.0, 10.0);
   detail::require_range("reflection.max_force", config.max_force, 0.0, 100.0);
   detail::require_range("reflection.max_torque", config.max_torque, 0.0, 10.0);
+  detail::require_range("reflection.damping_ratio", config.damping_ratio, 0.0, 10.0);
 }
 
 void validate(const OperatorInputConfig& config) {

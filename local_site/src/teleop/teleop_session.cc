@@ -116,6 +116,8 @@ void TeleopSession::cancel() {
 }
 
 void TeleopSession::set_task(const TaskParameters& task) {
+  gain_translation_.store(task.teleoperation.gain.head<3>().cwiseAbs().maxCoeff());
+  gain_rotation_.store(task.teleoperation.gain.segment<3>(3).cwiseAbs().maxCoeff());
   task_method_.store(static_cast<int>(task.teleoperation.reflection));
 }
 
@@ -229,13 +231,21 @@ void TeleopSession::sample_loop() {
       case ReflectionMethod::kNone:
         break;
       case ReflectionMethod::kPassivity: {
+        // What may leave the channel at the hand is bounded twice: by the slave port's input
+        // (the two-port channel's passivity) and by the hand's own input (the one-port
+        // condition of haptic rendering, Hannaford and Ryu: everything beyond the hand —
+        // link, model or remote, the arm's own controller — gives back no more than the
+        // hand put in). The second holds the loop that rings with no delay at all: the
+        // arm's and the wrench filter's lag against a light, lightly damped hand at a high
+        // reflection scale, which a channel observer cannot see.
+        const double may_leave = std::min(other_in, passivity.energies().in);
         // The damping controller, unless the hand's clamp would cut its damping (and with it
         // the dissipation): then the controller that only lowers the wrench.
-        const Vector6 damped = passivity.control(v_m, F_m, other_in, dt);
+        const Vector6 damped = passivity.control(v_m, F_m, may_leave, dt);
         const ForceReflectionConfig& c = input_.config().reflection;
         const bool clamped = damped.head<3>().norm() * c.force_scale > c.max_force ||
                              damped.tail<3>().norm() * c.torque_scale > c.max_torque;
-        F_m = clamped ? passivity.control_scaled(v_m, F_m, other_in, dt) : damped;
+        F_m = clamped ? passivity.control_scaled(v_m, F_m, may_leave, dt) : damped;
         break;
       }
       case ReflectionMethod::kWave:
@@ -246,13 +256,23 @@ void TeleopSession::sample_loop() {
         master_.wave = wave.forward_wave();
         break;
     }
-    input_.reflect(F_m, -F_m);
+    // The coupling damping (ForceReflectionConfig::damping_ratio), in remote units: the
+    // hand renders −S ⊙ F_m, so +b/S ⊙ v_m renders −b ⊙ v_m. Isotropic, so the same in
+    // every mode's axes. It is the hand's own, not the channel's: left out of its accounts.
+    const ForceReflectionConfig& rc0 = input_.config().reflection;
+    Vector6 F_coupling = Vector6::Zero();
+    if (rc0.source != ForceReflectionConfig::Source::kNone && rc0.damping_ratio > 0.0) {
+      F_coupling.head<3>() = rc0.damping_ratio * gain_translation_.load() * v_m.head<3>();
+      F_coupling.tail<3>() = rc0.damping_ratio * gain_rotation_.load() * v_m.tail<3>();
+    }
+    input_.reflect(F_m + F_coupling, -(F_m + F_coupling));
     // Account what the hand actually felt: the rendered wrench back in remote units.
     const ForceReflectionConfig& rc = input_.config().reflection;
     const Vector6& rendered = input_.reflected_wrench();
     Vector6 F_felt = Vector6::Zero();
     if (rc.force_scale > 0.0) F_felt.head<3>() = -rendered.head<3>() / rc.force_scale;
     if (rc.torque_scale > 0.0) F_felt.tail<3>() = -rendered.tail<3>() / rc.torque_scale;
+    F_felt -= F_coupling;
     if (method == ReflectionMethod::kWave) {
       master_.energies = wave.energies();
     } else {
@@ -280,6 +300,8 @@ void TeleopSession::sample_loop() {
       next_trace = t + 0.02;
       TeleopTrace row;
       row.time = t;
+      row.remote_force = reflection.measured.head<3>().norm();
+      row.rendered_force = rendered.head<3>().norm();
       row.remote_torque = reflection.measured.tail<3>().norm();
       row.rendered_torque = rendered.tail<3>().norm();
       row.master = master_.energies;

@@ -232,6 +232,14 @@ TEST(OperatorInputConfigValidation, NamesTheFieldTheValueAndTheRange) {
     EXPECT_STREQ(e.what(), "reflection.max_force = -1: must be finite and in [0, 100]");
   }
   config = OperatorInputConfig{};
+  config.reflection.damping_ratio = 11.0;
+  try {
+    validate(config);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "reflection.damping_ratio = 11: must be finite and in [0, 10]");
+  }
+  config = OperatorInputConfig{};
   config.scale_step = 1.0;
   EXPECT_THROW(validate(config), std::invalid_argument);
   config = OperatorInputConfig{};

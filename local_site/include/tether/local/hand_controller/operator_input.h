@@ -48,6 +48,13 @@ struct ForceReflectionConfig {
   double torque_scale = 0.0;  // rendered N·m per remote N·m, in [0, 10]
   double max_force = 0.0;     // [N] in [0, 100]
   double max_torque = 0.0;    // [N·m] in [0, 10]
+  // Coupling damping (the virtual coupling of haptic rendering, Colgate; Adams and
+  // Hannaford): the teleoperation session adds to the reflected wrench a damping of
+  // damping_ratio × S × B_t against the operator's velocity, B_t the task's largest
+  // teleoperation gain of each kind. Rate control closes a damping of S × B_t through the
+  // arm, lagged by its dynamics and the wrench filter; on a light hand at a high scale that
+  // rings at tens of hertz. A local, undelayed share of it damps the ring. In [0, 10].
+  double damping_ratio = 0.0;
 };
 
 struct OperatorInputConfig {

@@ -82,6 +82,8 @@ struct TeleopTrace {
   double time = 0.0;                     // [s] since the stream opened
   double model_aux0 = std::nan("");      // [rad] the local model's own door angle, if any
   double predicted_aux0 = std::nan("");  // [rad] the same, corrected by remote telemetry
+  double remote_force = 0.0;             // [N] |force of F_a| as last received
+  double rendered_force = 0.0;           // [N] |force| rendered on the operator's hand
   double remote_torque = 0.0;            // [N·m] |torque of F_a| as last received
   double rendered_torque = 0.0;          // [N·m] |torque| rendered on the operator's hand
   PortEnergies master;                   // this side's port
@@ -182,6 +184,10 @@ class TeleopSession {
   std::atomic<LocalModel*> model_{nullptr};
   std::atomic<bool> reflect_from_model_{false};
   std::atomic<int> task_method_{-1};  // ReflectionMethod of the started task; -1: unknown
+  // The started task's largest teleoperation gain B_t, translation [N·s/m] and rotation
+  // [N·m·s/rad], for the coupling damping; 0 until set_task().
+  std::atomic<double> gain_translation_{0.0};
+  std::atomic<double> gain_rotation_{0.0};
   // Link estimate (reader thread): the best (least) round trip less the remote's holding.
   double best_path_ = 1e9;
   double one_way_delay_ = 0.0;
