@@ -269,10 +269,21 @@ void TeleopSession::sample_loop() {
     // Account what the hand actually felt: the rendered wrench back in remote units.
     const ForceReflectionConfig& rc = input_.config().reflection;
     const Vector6& rendered = input_.reflected_wrench();
+    // The clamp scales the channel's wrench and the coupling damping alike (each group
+    // along its own direction): the channel's share is that factor times F_m.
     Vector6 F_felt = Vector6::Zero();
-    if (rc.force_scale > 0.0) F_felt.head<3>() = -rendered.head<3>() / rc.force_scale;
-    if (rc.torque_scale > 0.0) F_felt.tail<3>() = -rendered.tail<3>() / rc.torque_scale;
-    F_felt -= F_coupling;
+    const auto felt = [&](const Eigen::Ref<const Vector3>& rendered_group, double scale,
+                          const Eigen::Ref<const Vector3>& channel,
+                          const Eigen::Ref<const Vector3>& coupling) -> Vector3 {
+      if (!(scale > 0.0)) return Vector3::Zero();
+      const double asked = (scale * (channel + coupling)).norm();
+      const double factor = asked > 1e-12 ? std::min(1.0, rendered_group.norm() / asked) : 1.0;
+      return factor * channel;
+    };
+    F_felt.head<3>() =
+        felt(rendered.head<3>(), rc.force_scale, F_m.head<3>(), F_coupling.head<3>());
+    F_felt.tail<3>() =
+        felt(rendered.tail<3>(), rc.torque_scale, F_m.tail<3>(), F_coupling.tail<3>());
     if (method == ReflectionMethod::kWave) {
       master_.energies = wave.energies();
     } else {
