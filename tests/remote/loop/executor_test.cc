@@ -247,6 +247,48 @@ TEST_F(ExecutorFixture, AStalledTeleoperationStreamStopsWithinOnePeriodOfTheDead
   EXPECT_EQ(st.teleoperation.lost, 0u);
 }
 
+// A stopped arm still touches what it touched: the operator's hand feels that wrench as it
+// is now, not frozen at what it was in the cycle the arm stopped.
+TEST_F(ExecutorFixture, AfterAStopTheHandFeelsTheWrenchAsItIsNotAsItWasWhenTheArmStopped) {
+  TaskParameters t = base_task();
+  t.impedance.stiffness.setZero();
+  t.teleoperation.enabled = true;
+  t.teleoperation.mode = TeleopMode::kWorld;
+  t.teleoperation.gain.setConstant(350.0);
+  t.teleoperation.stall_timeout = 1.0;
+  t.bounds.max_force = 20.0;
+  t.bounds.stop_time = 0.05;
+  KinematicState s;
+  forward_kinematics(kin, home(), s);
+  arm.wall_z = s.tool.p.z() - 0.002;  // 2 mm below the tool
+  arm.wall_stiffness = 5000.0;
+  executor.submit(t);
+  loop.run_cycles(1);
+  // The operator drives down at 10 mm/s into the wall until the force bound stops the arm.
+  std::uint64_t seq = 0;
+  while (executor.status().state == ExecutorState::kRunning && seq < 2000) {
+    HandControllerSample sample;
+    sample.sequence = ++seq;
+    sample.increment[2] = -1e-5;
+    queue.push(sample);
+    loop.run_cycles(1);
+  }
+  ASSERT_EQ(executor.status().breach.cause, BreachCause::kForce);
+  EXPECT_GT(executor.last_cycle().reflected_wrench.head<3>().norm(), 15.0);
+  // The wall goes away while the arm is stopped: nothing is touched, nothing is felt.
+  arm.wall_z = -1e9;
+  for (int n = 0; n < 500; ++n) {
+    HandControllerSample sample;
+    sample.sequence = ++seq;
+    queue.push(sample);
+    loop.run_cycles(1);
+  }
+  const CycleTelemetry c = executor.last_cycle();
+  ASSERT_EQ(c.state, ExecutorState::kStopped);
+  EXPECT_LT(c.wrench.head<3>().norm(), 0.1);
+  EXPECT_LT(c.reflected_wrench.head<3>().norm(), 0.1) << c.reflected_wrench.transpose();
+}
+
 TEST_F(ExecutorFixture, ParametersReplacedBetweenCyclesApplyWithoutRestartingTheTask) {
   TaskParameters t = base_task();
   t.trajectory.enabled = true;

@@ -190,6 +190,7 @@ void Executor::run_behaviours() noexcept {
   if (teleop.enabled && teleop.hold_all_when_disabled) {
     behaviours_.teleoperation.receive(teleop, context_);
     if (!behaviours_.teleoperation.operator_enabled()) {
+      behaviours_.teleoperation.reflect(teleop, context_.measured_wrench);
       // Everything holds: the last reference stays, at rest, and the task's time pauses so
       // a trajectory resumes where it was.
       output_.reference = held_reference_;
@@ -582,6 +583,9 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
   if (stopped && current_ != nullptr && !measured) {
     forward_kinematics(model_, arm.position, measured_state_);
     process_wrench(arm);
+  }
+  if (stopped && current_ != nullptr && current_->task.teleoperation.enabled) {
+    behaviours_.teleoperation.reflect(current_->task.teleoperation, context_.measured_wrench);
   }
   if (stopped && compliant_stop_) comply(arm, arm_status, dt);
   if (state_ == ExecutorState::kStopped || state_ == ExecutorState::kStopping) {

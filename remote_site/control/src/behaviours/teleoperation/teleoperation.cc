@@ -32,6 +32,22 @@ constexpr double kGapHalfLife = 10.0;
 // [s], so a link whose delay grows is followed within two windows.
 constexpr double kOffsetWindow = 2.0;
 
+// The slave port's wrench F_s: F_a (MOTION axes) in TELEOP axes, along the directions the
+// hand drives only (the others belong to the task's other behaviours) unless the task
+// reflects every axis.
+Vector6 slave_wrench(const TeleoperationParameters& parameters, const Matrix3& motion_R_teleop,
+                     const Eigen::Ref<const Vector6>& measured_wrench) noexcept {
+  Vector6 F_s;
+  F_s.head<3>() = motion_R_teleop.transpose() * measured_wrench.head<3>();
+  F_s.tail<3>() = motion_R_teleop.transpose() * measured_wrench.tail<3>();
+  if (!parameters.reflect_all_axes) {
+    for (int i = 0; i < 6; ++i) {
+      if (parameters.gain[i] == 0.0) F_s[i] = 0.0;
+    }
+  }
+  return F_s;
+}
+
 }  // namespace
 
 void Teleoperation::reset(const TeleoperationParameters& parameters,
@@ -236,15 +252,9 @@ void Teleoperation::update(const TeleoperationParameters& parameters,
   const Matrix3& R_last = teleop_R_hc[static_cast<std::size_t>(last_mode_)];
   // The slave port: delivered velocity and measured wrench, TELEOP axes.
   const Vector6 v_delivered = increment / context.dt;
-  Vector6 F_s;
-  F_s.head<3>() = motion_T_teleop.R.transpose() * context.measured_wrench.head<3>();
-  F_s.tail<3>() = motion_T_teleop.R.transpose() * context.measured_wrench.tail<3>();
-  if (!parameters.reflect_all_axes) {
-    // Only the directions the hand drives: the others belong to the task's other behaviours.
-    for (int i = 0; i < 6; ++i) {
-      if (parameters.gain[i] == 0.0) F_s[i] = 0.0;
-    }
-  }
+  motion_R_teleop_ = motion_T_teleop.R;
+  teleop_R_hc_last_ = R_last;
+  const Vector6 F_s = slave_wrench(parameters, motion_R_teleop_, context.measured_wrench);
   Vector6 v_port = v_delivered;
   switch (parameters.reflection) {
     case ReflectionMethod::kNone:
@@ -285,6 +295,13 @@ void Teleoperation::update(const TeleoperationParameters& parameters,
   hc_R_motion_ = R_last.transpose() * motion_T_teleop.R.transpose();
   reflected_.head<3>() = R_last.transpose() * F_s.head<3>();
   reflected_.tail<3>() = R_last.transpose() * F_s.tail<3>();
+}
+
+void Teleoperation::reflect(const TeleoperationParameters& parameters,
+                            const Eigen::Ref<const Vector6>& measured_wrench) noexcept {
+  const Vector6 F_s = slave_wrench(parameters, motion_R_teleop_, measured_wrench);
+  reflected_.head<3>() = teleop_R_hc_last_.transpose() * F_s.head<3>();
+  reflected_.tail<3>() = teleop_R_hc_last_.transpose() * F_s.tail<3>();
 }
 
 }  // namespace tether::remote

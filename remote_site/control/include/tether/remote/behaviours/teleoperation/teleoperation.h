@@ -147,6 +147,12 @@ class Teleoperation {
   // F_a at the MOTION origin along the reflected directions (reflect_all_axes), in the hand
   // controller's axes of the last increment's mode: what the hand renders [N, N·m].
   const Vector6& reflected_wrench() const { return reflected_; }
+  // While the executor stops or holds a stopped arm, update() no longer runs, but the arm
+  // still touches what it touched: the reflection follows the measured wrench F_a (MOTION
+  // origin and axes [N, N·m]) along the directions and axes of the last update(), rather
+  // than keeping the wrench of the last running cycle on the operator's hand.
+  void reflect(const TeleoperationParameters& parameters,
+               const Eigen::Ref<const Vector6>& measured_wrench) noexcept;
   TeleopMode last_mode() const { return last_mode_; }
   // Wave method: the returning wave w_s, hand-controller axes of the last mode.
   const Vector6& return_wave() const { return return_wave_; }
@@ -167,6 +173,8 @@ class Teleoperation {
   bool ended_ = false;
   TeleopMode last_mode_ = TeleopMode::kTool;
   Matrix3 hc_R_motion_ = Matrix3::Identity();
+  Matrix3 motion_R_teleop_ = Matrix3::Identity();   // of the last update()
+  Matrix3 teleop_R_hc_last_ = Matrix3::Identity();  // the last increment's mode, then
   Vector6 reflected_ = Vector6::Zero();
 
   // De-jitter buffer: enabled samples wait here until their playout time,
