@@ -95,13 +95,19 @@ Vector6 MasterPassivity::control(const Vector6& v_m, const Vector6& F_m, double 
   const double outflow = std::max(-power, 0.0) * dt;
   const double allowed = std::max(remote_in_ - energies_.out, 0.0);
   const double excess = outflow - allowed;
-  const double speed2 = v_m.squaredNorm();
+  // The damping acts on the port's own directions: the force and torque groups the channel
+  // carries a wrench in. Damping the others would act on hand axes no energy flows through,
+  // where a light wrist rings under a large α.
+  Vector6 v_port = v_m;
+  if (!(F_m.head<3>().squaredNorm() > 0.0)) v_port.head<3>().setZero();
+  if (!(F_m.tail<3>().squaredNorm() > 0.0)) v_port.tail<3>().setZero();
+  const double speed2 = v_port.squaredNorm();
   if (!(excess > 0.0) || !(speed2 > kEpsilon)) return F_m;
   // α|v|² dt = excess ≤ outflow, so the controlled power stays ≤ 0 and `out` grows by
   // exactly `allowed`.
   const double alpha = excess / (speed2 * dt);
   pending_dissipation_ = excess;
-  return F_m + alpha * v_m;
+  return F_m + alpha * v_port;
 }
 
 Vector6 MasterPassivity::control_scaled(const Vector6& v_m, const Vector6& F_m, double remote_in,

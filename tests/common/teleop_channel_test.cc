@@ -248,6 +248,22 @@ TEST(TeleopChannel, MasterControllerRemovesExactlyTheExcessOutflow) {
   }
 }
 
+// A channel that carries a force only (a wall along the handle's z) damps the hand's
+// translation only: the wrist, light and carrying no energy of the channel, is left alone.
+TEST(TeleopChannel, TheMasterControllerDampsOnlyTheGroupsTheChannelCarriesAWrenchIn) {
+  Vector6 v;
+  v << 0, 0, -0.01, 0.5, -0.3, 0.2;  // backing off the wall while the wrist turns
+  Vector6 F = Vector6::Zero();
+  F[2] = 30.0;
+  MasterPassivity master;
+  const Vector6 controlled = master.control(v, F, 0.0, kDt);
+  EXPECT_EQ(controlled.tail<3>().norm(), 0.0);
+  EXPECT_LE(controlled.dot(v), 1e-15);
+  master.commit(v, controlled, kDt);
+  EXPECT_NEAR(master.energies().observed, 0.0, 1e-12);
+  EXPECT_NEAR(master.energies().dissipated, 30.0 * 0.01 * kDt, 1e-12);
+}
+
 TEST(TeleopChannel, TheScalingControllerOnlyLowersTheWrenchAndRemovesTheExcess) {
   MasterPassivity master;
   // The remote has put 0.01 J in; the hand gives way to a 20 N wrench at 1 m/s for 1 ms:

@@ -87,9 +87,11 @@ class MasterPassivity {
   // One sample. v_m: the velocity sent this sample; F_m: the wrench received (delayed);
   // remote_in: the newest cumulative slave `in` received (delayed; monotone — a smaller or
   // non-finite value than the last one is ignored); dt > 0 [s].
-  // Returns F_m' = F_m + α v_m, α ≥ 0 the smallest damping that keeps `observed` ≥ 0 after
-  // this sample (α|v_m|² dt is exactly the excess outflow, so F_m'·v_m ≤ 0 stays an outflow).
-  // With |v_m|² ≤ 1e-12 nothing can be dissipated and F_m is returned unchanged. If v_m or
+  // Returns F_m' = F_m + α v_p, α ≥ 0 the smallest damping that keeps `observed` ≥ 0 after
+  // this sample (α|v_p|² dt is exactly the excess outflow, so F_m'·v_m ≤ 0 stays an outflow).
+  // v_p is v_m in the groups (force, torque) F_m is non-zero in: the port's own directions,
+  // so a light axis the channel carries nothing along is not damped (it would ring).
+  // With |v_p|² ≤ 1e-12 nothing can be dissipated and F_m is returned unchanged. If v_m or
   // F_m is not finite, or dt is not a finite positive number, returns zero and ignores the
   // whole sample (remote_in included); the commit() that follows then accounts nothing.
   // Accounts no energy yet: the caller may clamp the wrench it actually renders and passes
