@@ -108,6 +108,26 @@ int increment_pieces(const OperatorIncrement& increment) {
   return std::max(1, static_cast<int>(std::ceil(n)));
 }
 
+FeltShares felt_shares(const Vector6& rendered, const ForceReflectionConfig& reflection,
+                       const Vector6& F_m, const Vector6& F_c, const Vector6& v_m) {
+  const auto factor = [](const Eigen::Ref<const Vector3>& rendered_group, double scale,
+                         const Eigen::Ref<const Vector3>& channel,
+                         const Eigen::Ref<const Vector3>& coupling) -> double {
+    if (!(scale > 0.0)) return 0.0;
+    const double asked = (scale * (channel + coupling)).norm();
+    return asked > 1e-12 ? std::min(1.0, rendered_group.norm() / asked) : 1.0;
+  };
+  const double force =
+      factor(rendered.head<3>(), reflection.force_scale, F_m.head<3>(), F_c.head<3>());
+  const double torque =
+      factor(rendered.tail<3>(), reflection.torque_scale, F_m.tail<3>(), F_c.tail<3>());
+  FeltShares out;
+  out.channel << force * F_m.head<3>(), torque * F_m.tail<3>();
+  out.coupling_power =
+      force * F_c.head<3>().dot(v_m.head<3>()) + torque * F_c.tail<3>().dot(v_m.tail<3>());
+  return out;
+}
+
 void TeleopSession::stop() { stop_.store(true); }
 
 void TeleopSession::cancel() {
@@ -143,6 +163,8 @@ void TeleopSession::sample_loop() {
   std::uint64_t last_motion = 0;  // newest increment that carried the switch held
   double ended_at = -1.0;         // [s] when the device ended; the stream then lingers
   MasterPassivity passivity;
+  double coupling_in = 0.0;  // [J] the operator's work on the coupling damping
+  double sent_in = 0.0;      // [J] the hand port's input as the arm's port may spend it
   WaveImpedance wave_b{1.0, 1.0};
   WaveMaster wave(wave_b);
   ReflectionMethod method = ReflectionMethod::kNone;
@@ -197,6 +219,7 @@ void TeleopSession::sample_loop() {
       // A new task's channel starts from rest.
       method = wanted;
       passivity.reset();
+      coupling_in = 0.0;
       if (method == ReflectionMethod::kWave && reflection.wave_impedance.translation > 0.0 &&
           reflection.wave_impedance.rotation > 0.0 && reflection.wave_impedance.filter_hz >= 0.0 &&
           reflection.wave_impedance.filter_hz <= 1000.0) {
@@ -218,8 +241,7 @@ void TeleopSession::sample_loop() {
           model_last_ns == 0 ? dt : static_cast<double>(now - model_last_ns) * 1e-9;
       model_last_ns = now;
       model->step(increment.increment, increment.arm_angle_increment, increment.mode,
-                  increment.deadman && increment.valid, master_.energies.in,
-                  std::min(elapsed, 0.05));
+                  increment.deadman && increment.valid, sent_in, std::min(elapsed, 0.05));
       if (reflect_from_model_.load(std::memory_order_relaxed)) {
         F_m = model->wrench();
         other_in = model->slave_in();
@@ -258,7 +280,9 @@ void TeleopSession::sample_loop() {
     }
     // The coupling damping (ForceReflectionConfig::damping_ratio), in remote units: the
     // hand renders −S ⊙ F_m, so +b/S ⊙ v_m renders −b ⊙ v_m. Isotropic, so the same in
-    // every mode's axes. It is the hand's own, not the channel's: left out of its accounts.
+    // every mode's axes. It is the hand's own, not the channel's: left out of the hand port's
+    // observer and its one-port bound, but the operator's work on it is added to what the
+    // arm's port may spend (sent_in, below).
     const ForceReflectionConfig& rc0 = input_.config().reflection;
     Vector6 F_coupling = Vector6::Zero();
     if (rc0.source != ForceReflectionConfig::Source::kNone && rc0.damping_ratio > 0.0) {
@@ -271,28 +295,28 @@ void TeleopSession::sample_loop() {
     const Vector6& rendered = input_.reflected_wrench();
     // The clamp scales the channel's wrench and the coupling damping alike (each group
     // along its own direction): the channel's share is that factor times F_m.
-    Vector6 F_felt = Vector6::Zero();
-    const auto felt = [&](const Eigen::Ref<const Vector3>& rendered_group, double scale,
-                          const Eigen::Ref<const Vector3>& channel,
-                          const Eigen::Ref<const Vector3>& coupling) -> Vector3 {
-      if (!(scale > 0.0)) return Vector3::Zero();
-      const double asked = (scale * (channel + coupling)).norm();
-      const double factor = asked > 1e-12 ? std::min(1.0, rendered_group.norm() / asked) : 1.0;
-      return factor * channel;
-    };
-    F_felt.head<3>() =
-        felt(rendered.head<3>(), rc.force_scale, F_m.head<3>(), F_coupling.head<3>());
-    F_felt.tail<3>() =
-        felt(rendered.tail<3>(), rc.torque_scale, F_m.tail<3>(), F_coupling.tail<3>());
+    const FeltShares felt = felt_shares(rendered, rc, F_m, F_coupling, v_m);
+    const Vector6& F_felt = felt.channel;
+    if (std::isfinite(felt.coupling_power) && felt.coupling_power > 0.0) {
+      coupling_in += felt.coupling_power * dt;
+    }
     if (method == ReflectionMethod::kWave) {
       master_.energies = wave.energies();
     } else {
       passivity.commit(v_m, F_felt, dt);
       master_.energies = passivity.energies();
     }
+    // The budget the arm's port may spend: the operator's work at the handle, the coupling
+    // damping's share included. The two-port from the handle to the environment stays
+    // passive (the arm never gives out more than the operator put in), and the arm no
+    // longer starves and lurches where the operator's work went into the damping rather
+    // than the channel. The hand's own accounts, and its one-port bound, stay the channel's.
+    sent_in = master_.energies.in + (method == ReflectionMethod::kPassivity ? coupling_in : 0.0);
     min_master_observed_ = std::min(min_master_observed_, master_.energies.observed);
     peak_rendered_torque_ = std::max(peak_rendered_torque_, rendered.tail<3>().norm());
 
+    MasterChannel sent = master_;
+    sent.energies.in = sent_in;
     OperatorIncrement piece = increment;
     piece.increment /= pieces;
     piece.arm_angle_increment /= pieces;
@@ -301,7 +325,7 @@ void TeleopSession::sample_loop() {
       const std::uint64_t number = sequence - static_cast<std::uint64_t>(k);
       send_time_ns_[number % kSendRing].store(now, std::memory_order_release);
       wire::to_wire(piece, number, now, &message);
-      wire::to_wire(master_, &message);
+      wire::to_wire(sent, &message);
       std::lock_guard lock(stream_->write_mutex);
       written = !stream_->writes_done && stream_->rw->Write(message);
     }

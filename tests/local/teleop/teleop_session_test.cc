@@ -53,5 +53,43 @@ TEST(IncrementPieces, ABrokenDevicesSampleGoesAsOneForTheRemoteToRefuse) {
             kMaxIncrementPieces);
 }
 
+ForceReflectionConfig reflection() {
+  ForceReflectionConfig r;
+  r.source = ForceReflectionConfig::Source::kMeasured;
+  r.force_scale = 0.01;
+  r.torque_scale = 0.01;
+  r.max_force = 1.0;
+  r.max_torque = 0.5;
+  return r;
+}
+
+TEST(FeltShares, UnclampedTheHandFeltTheChannelWholeAndWorkedOnTheCouplingDamping) {
+  Vector6 F_m, F_c, v_m;
+  F_m << 0, 0, -30, 0, 0, 0;  // the wall pushes back along z
+  v_m << 0, 0, 0.005, 0.1, 0, 0;
+  F_c = 300.0 * v_m;  // a damping against the hand's motion
+  const Vector6 rendered = -0.01 * (F_m + F_c);
+  const FeltShares felt = felt_shares(rendered, reflection(), F_m, F_c, v_m);
+  EXPECT_LT((felt.channel - F_m).norm(), 1e-12);
+  EXPECT_NEAR(felt.coupling_power, 300.0 * v_m.squaredNorm(), 1e-12);
+}
+
+TEST(FeltShares, AClampedGroupCountsEachShareScaledByTheClamp) {
+  Vector6 F_m, F_c, v_m;
+  F_m << 0, 0, -150, 0, 0, 0;
+  v_m << 0, 0, 0.01, 0, 0, 0;
+  F_c = 50.0 * v_m;  // 0.5 N along z: asked for 0.01·|−150 + 0.5| = 1.495 N, clamped to 1 N
+  Vector6 rendered = Vector6::Zero();
+  rendered[2] = 1.0;
+  const FeltShares felt = felt_shares(rendered, reflection(), F_m, F_c, v_m);
+  const double factor = 1.0 / 1.495;
+  EXPECT_NEAR(felt.channel[2], factor * -150.0, 1e-9);
+  EXPECT_NEAR(felt.coupling_power, factor * 50.0 * 1e-4, 1e-12);
+  // A group the hand cannot render (scale 0) contributes nothing.
+  ForceReflectionConfig off = reflection();
+  off.force_scale = 0.0;
+  EXPECT_EQ(felt_shares(Vector6::Zero(), off, F_m, F_c, v_m).channel.norm(), 0.0);
+}
+
 }  // namespace
 }  // namespace tether::local

@@ -130,6 +130,20 @@ struct TeleopReport {
 inline constexpr int kMaxIncrementPieces = 64;
 int increment_pieces(const OperatorIncrement& increment);
 
+// What the hand felt of one rendered sample, in remote units: the channel's wrench F_m
+// and the coupling damping F_c (ForceReflectionConfig::damping_ratio) were asked for
+// together, and the hand's clamp scaled each group (force, torque) of their sum along its
+// own direction, so each contributed that factor of itself.
+struct FeltShares {
+  Vector6 channel = Vector6::Zero();  // the channel's share [N, N·m]: its port's wrench
+  // [W] the operator's power into the coupling damping (≥ 0 for a damping against v_m)
+  double coupling_power = 0.0;
+};
+// `rendered`: the wrench the hand rendered (OperatorInput::reflected_wrench), `scale` and
+// clamps from `reflection`; v_m the hand's velocity in remote units.
+FeltShares felt_shares(const Vector6& rendered, const ForceReflectionConfig& reflection,
+                       const Vector6& F_m, const Vector6& F_c, const Vector6& v_m);
+
 class TeleopSession {
  public:
   // `input` must outlive the session; only the session's thread uses it while running.
