@@ -1,31 +1,44 @@
 #!/usr/bin/env bash
-# Teleoperation across a delayed link, swept with real processes: the seed's shared-control
-# door (remote_site/tasks/door_shared.textproto) on tether-remote's embedded MuJoCo door,
-# the simulated 6R hand controller turning the handle 45° (local_site/scripts/
-# rotate_door.hcscript) in tether-ground, over mutual TLS through tether-linkem at each
-# one-way delay with ±10 % uniform jitter, for each force-reflection channel:
+# Teleoperation across a delayed link, swept with real processes over mutual TLS through
+# tether-linkem at each one-way delay with ±10 % uniform jitter, the simulated 6R hand
+# controller in tether-ground and tether-remote's embedded MuJoCo scene. Two scenarios:
+#   door  the seed's shared-control door (remote_site/tasks/door_shared.textproto), the
+#         hand turning the handle 45° (local_site/scripts/rotate_door.hcscript), at each
+#         rendered torque scale (N·m on the hand per remote N·m: the default 0.01, and 0.05,
+#         unstable without a channel)
+#   wall  contact with a rigid wall (remote_site/tasks/wall_contact.textproto), the hand
+#         bringing the gripper onto it and pushing on (local_site/scripts/push_wall.hcscript),
+#         at each rendered force scale (N on the hand per remote N: 0.002 and 0.004; the
+#         task's rate coupling B_t = 2000 N·s/m puts S·B_t of lagged damping on the hand's
+#         translation, and the simulated hand's 0.2 kg rings in contact beyond about
+#         8 N·s/m whatever the link: see the task file)
+# for each force-reflection channel:
 #   none       the remote's measured wrench as it arrives (the direct channel)
 #   passivity  time-domain passivity on both ports with drift compensation; the hand feels
-#              the local model's wrench (--predict iiwa7:door --reflect-from model)
+#              the local model's wrench (--predict iiwa7:SCENE --reflect-from model)
 #   wave       wave variables (b = 350 N·s/m, 80 N·m·s/rad)
-# and each rendered torque scale (the default 0.01, and 0.05, unstable without a channel).
 #
-# Writes OUT/door_METHOD_SCALE_DELAYms.png (door angle, reflected torque and both ports'
-# energies against time) and .report per run, and OUT/table.md; prints the table.
-# Targets, checked for the passivity rows: no bound breach, both ports passive (least
-# observed energy ≥ −0.01 J), the door within ±3° of 45°, and the peak interaction torque
-# at 500 ms at most 1.5× that at 0 ms. Exit 1 if any is missed.
+# Writes OUT/SCENARIO_METHOD_SCALE_DELAYms.png (door angle, reflected force and torque, both
+# ports' energies against time), .report and .log per run, and OUT/table.md; prints the
+# tables. Targets, checked for the passivity rows: no bound breach, both ports passive (least
+# observed energy ≥ −0.01 J), the peak interaction (the door's torque, the wall's force) at
+# 500 ms at most 1.5× that at 0 ms, the door within ±3° of 45°, and the gripper on the wall
+# (a peak contact force of 5 N or more). Exit 1 if any is missed.
 #
-# Usage: deploy/delay-scenarios.sh [BUILD_DIR] [OUT_DIR] ["DELAYS_MS"] ["METHODS"] ["SCALES"]
+# Usage: deploy/delay-scenarios.sh [BUILD_DIR] [OUT_DIR] ["DELAYS_MS"] ["METHODS"]
+#                                  ["DOOR_TORQUE_SCALES"] ["SCENARIOS"] ["WALL_FORCE_SCALES"]
 #   defaults: build/release build/delay "0 50 150 250 500 1000" "none passivity wave"
-#   "0.01 0.05"
+#   "0.01 0.05" "door wall" "0.002 0.004"
+# TETHER_GROUND_ARGS adds options to every tether-ground (e.g. "--coupling-damping 0.3").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/release}
 out=${2:-build/delay}
 delays=${3:-0 50 150 250 500 1000}
 methods=${4:-none passivity wave}
-scales=${5:-0.01 0.05}
+door_scales=${5:-0.01 0.05}
+scenarios=${6:-door wall}
+wall_scales=${7:-0.002 0.004}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 work=$(mktemp -d)
@@ -41,17 +54,25 @@ bash deploy/make-pki.sh init "$work/pki" >/dev/null
 export TETHER_DATA_DIR="$PWD/common"
 
 field() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
+scales_of() { if [ "$1" = door ]; then echo "$door_scales"; else echo "$wall_scales"; fi; }
 
-# run METHOD SCALE DELAY_MS: one session; its report in $out/door_METHOD_SCALE_DELAYms.report
+# run SCENARIO METHOD SCALE DELAY_MS: one session; its report in
+# $out/SCENARIO_METHOD_SCALE_DELAYms.report
 run() {
-  local method=$1 scale=$2 delay=$3 name
-  name=door_${method}_${scale}_${delay}ms
+  local scenario=$1 method=$2 scale=$3 delay=$4 name task script scale_option
+  name=${scenario}_${method}_${scale}_${delay}ms
+  case $scenario in
+    door) task=door_shared script=rotate_door scale_option=(--torque-scale "$scale") ;;
+    wall) task=wall_contact script=push_wall scale_option=(--force-scale "$scale") ;;
+    *) echo "delay scenarios: unknown scenario '$scenario' (door, wall)" >&2; exit 2 ;;
+  esac
   local upper
   upper=$(echo "$method" | tr a-z A-Z)
   sed "s/^  stall_timeout_s: \(.*\)/  stall_timeout_s: \1\n  reflection { method: REFLECTION_METHOD_$upper wave_impedance_translation: 350 wave_impedance_rotation: 80 }/" \
-    remote_site/tasks/door_shared.textproto >"$work/door_shared.textproto"
+    "remote_site/tasks/$task.textproto" >"$work/$task.textproto"
+  grep -q "REFLECTION_METHOD_$upper" "$work/$task.textproto"
   rm -f "$work/port" "$work/lport"
-  "$build/remote_site/apps/tether-remote" --serve 127.0.0.1:0 --scene door \
+  "$build/remote_site/apps/tether-remote" --serve 127.0.0.1:0 --scene "$scenario" \
     --port-file "$work/port" --config "$work/pki/sites/remote.conf" >"$work/remote.log" 2>&1 &
   remote_pid=$!
   for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
@@ -67,16 +88,17 @@ run() {
   # Three round trips (TLS, HTTP/2, the call) before a first reply: 6 s at 1 s one way.
   local client=(--config "$work/pki/people/operator.conf" --server-name localhost --timeout 20s)
   "$build/local_site/apps/tether" --remote "$addr" "${client[@]}" upload \
-    "$work/door_shared.textproto" --no-preview >"$work/session.log" 2>&1 ||
+    "$work/$task.textproto" --no-preview >"$work/session.log" 2>&1 ||
     { echo "delay scenarios: upload failed ($name)"; cat "$work/session.log"; exit 1; }
   local extra=()
-  [ "$method" = passivity ] && extra=(--predict iiwa7:door --reflect-from model)
+  [ "$method" = passivity ] && extra=(--predict "iiwa7:$scenario" --reflect-from model)
   "$build/local_site/apps/tether-ground" --site remote="$addr" "${client[@]}" \
-    --start door_shared --device sim:local_site/scripts/rotate_door.hcscript \
-    --torque-scale "$scale" "${extra[@]}" --report "$out/$name.report" \
+    --start "$task" --device "sim:local_site/scripts/$script.hcscript" \
+    "${scale_option[@]}" "${extra[@]}" ${TETHER_GROUND_ARGS:-} --report "$out/$name.report" \
     --plot "$out/$name.png" >"$work/session.log" 2>&1 || true
   [ -s "$out/$name.report" ] ||
     { echo "delay scenarios: no report ($name)"; cat "$work/session.log"; exit 1; }
+  cp "$work/session.log" "$out/$name.log"
   grep -o "exceeds the bound.*\|stalled.*" "$work/session.log" | head -1 >"$out/$name.end" || true
   kill "$linkem_pid" 2>/dev/null || true
   kill -TERM "$remote_pid" 2>/dev/null || true
@@ -85,55 +107,78 @@ run() {
   remote_pid="" linkem_pid=""
 }
 
-for scale in $scales; do
-  for method in $methods; do
-    for delay in $delays; do
-      run "$method" "$scale" "$delay"
+for scenario in $scenarios; do
+  for scale in $(scales_of "$scenario"); do
+    for method in $methods; do
+      for delay in $delays; do
+        run "$scenario" "$method" "$scale" "$delay"
+      done
     done
   done
 done
 
 status=0
 {
-  echo "| one-way delay | reflection | torque scale | door angle (hand turns 45°) | peak interaction torque | least observed energy ground / remote | end |"
-  echo "|---|---|---|---|---|---|---|"
-  for scale in $scales; do
-    for method in $methods; do
-      for delay in $delays; do
-        f=$out/door_${method}_${scale}_${delay}ms.report
-        end=clean
-        [ "$(field "$f" breached)" = 1 ] && end="breach: $(cat "${f%.report}.end")"
-        printf '| %s ms | %s | %s | %.1f° | %.1f N·m | %.3f / %.3f J | %s |\n' "$delay" "$method" \
-          "$scale" "$(field "$f" aux0_deg)" "$(field "$f" peak_torque_nm)" \
-          "$(field "$f" min_master_observed_j)" "$(field "$f" min_slave_observed_j)" "$end"
+  for scenario in $scenarios; do
+    if [ "$scenario" = door ]; then
+      echo "| one-way delay | reflection | torque scale | door angle (hand turns 45°) | peak interaction torque | least observed energy ground / remote | end |"
+    else
+      echo "| one-way delay | reflection | force scale | wall: peak contact force | peak interaction torque | least observed energy ground / remote | end |"
+    fi
+    echo "|---|---|---|---|---|---|---|"
+    for scale in $(scales_of "$scenario"); do
+      for method in $methods; do
+        for delay in $delays; do
+          f=$out/${scenario}_${method}_${scale}_${delay}ms.report
+          end=clean
+          [ "$(field "$f" breached)" = 1 ] && end="breach: $(cat "${f%.report}.end")"
+          if [ "$scenario" = door ]; then
+            outcome=$(printf '%.1f°' "$(field "$f" aux0_deg)")
+          else
+            outcome=$(printf '%.1f N' "$(field "$f" peak_force_n)")
+          fi
+          printf '| %s ms | %s | %s | %s | %.1f N·m | %.3f / %.3f J | %s |\n' "$delay" "$method" \
+            "$scale" "$outcome" "$(field "$f" peak_torque_nm)" \
+            "$(field "$f" min_master_observed_j)" "$(field "$f" min_slave_observed_j)" "$end"
+        done
       done
     done
+    echo
   done
 } | tee "$out/table.md"
 
 # The targets, for the passivity channel.
 if [[ " $methods " == *" passivity "* ]]; then
-  for scale in $scales; do
-    for delay in $delays; do
-      f=$out/door_passivity_${scale}_${delay}ms.report
-      awk -v d="$delay" -v s="$scale" -v file="$f" '
-        $1 == "breached" { b = $2 } $1 == "aux0_deg" { a = $2 }
-        $1 == "min_master_observed_j" { m = $2 } $1 == "min_slave_observed_j" { r = $2 }
-        END {
-          bad = ""
-          if (b != 0) bad = bad " a bound breach;"
-          if (m < -0.01 || r < -0.01) bad = bad " a port not passive;"
-          if (a < 42 || a > 48) bad = bad sprintf(" door %.1f° not within 45 ± 3°;", a)
-          if (bad != "") { printf "TARGET MISSED (passivity, %s ms, scale %s):%s\n", d, s, bad; exit 1 }
-        }' "$f" || status=1
+  for scenario in $scenarios; do
+    for scale in $(scales_of "$scenario"); do
+      for delay in $delays; do
+        f=$out/${scenario}_passivity_${scale}_${delay}ms.report
+        awk -v d="$delay" -v s="$scale" -v scenario="$scenario" '
+          $1 == "breached" { b = $2 } $1 == "aux0_deg" { a = $2 } $1 == "peak_force_n" { f = $2 }
+          $1 == "min_master_observed_j" { m = $2 } $1 == "min_slave_observed_j" { r = $2 }
+          END {
+            bad = ""
+            if (b != 0) bad = bad " a bound breach;"
+            if (m < -0.01 || r < -0.01) bad = bad " a port not passive;"
+            if (scenario == "door" && (a < 42 || a > 48))
+              bad = bad sprintf(" door %.1f° not within 45 ± 3°;", a)
+            if (scenario == "wall" && f < 5) bad = bad sprintf(" peak force %.1f N: no contact;", f)
+            if (bad != "") {
+              printf "TARGET MISSED (%s, passivity, %s ms, scale %s):%s\n", scenario, d, s, bad
+              exit 1
+            }
+          }' "$f" || status=1
+      done
+      if [[ " $delays " == *" 0 "* && " $delays " == *" 500 "* ]]; then
+        key=peak_torque_nm
+        [ "$scenario" = wall ] && key=peak_force_n
+        p0=$(field "$out/${scenario}_passivity_${scale}_0ms.report" "$key")
+        p500=$(field "$out/${scenario}_passivity_${scale}_500ms.report" "$key")
+        awk -v a="$p0" -v b="$p500" -v s="$scale" -v n="$scenario" 'BEGIN {
+          printf "%s, passivity, scale %s: peak interaction at 500 ms / at 0 ms = %.2f (target ≤ 1.5)\n", n, s, b / a
+          exit (b <= 1.5 * a) ? 0 : 1 }' || status=1
+      fi
     done
-    if [[ " $delays " == *" 0 "* && " $delays " == *" 500 "* ]]; then
-      t0=$(field "$out/door_passivity_${scale}_0ms.report" peak_torque_nm)
-      t500=$(field "$out/door_passivity_${scale}_500ms.report" peak_torque_nm)
-      awk -v a="$t0" -v b="$t500" -v s="$scale" 'BEGIN {
-        printf "passivity, scale %s: peak torque at 500 ms / at 0 ms = %.2f (target ≤ 1.5)\n", s, b / a
-        exit (b <= 1.5 * a) ? 0 : 1 }' || status=1
-    fi
   done
 fi
 echo "figures and reports: $out"

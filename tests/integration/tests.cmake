@@ -14,9 +14,10 @@ foreach(case teleop stall lost console delayed silent keyboard)
                        FIXTURES_REQUIRED test_pki ENVIRONMENT "TETHER_TEST_PKI=${TETHER_TEST_PKI}")
 endforeach()
 
-# deploy/delay-scenarios.sh runs in CI, one cell of its sweep (250 ms, the passivity channel,
-# the default torque scale), so the script and its target checks never rot.
+# deploy/delay-scenarios.sh runs in CI, one cell of its sweep per scenario (250 ms, the
+# passivity channel, the door at the default torque scale, the wall at force scale 0.002), so
+# the script and its target checks never rot.
 add_test(NAME DelayScenarios.smoke
          COMMAND bash ${PROJECT_SOURCE_DIR}/deploy/delay-scenarios.sh ${CMAKE_BINARY_DIR}
-                 ${CMAKE_BINARY_DIR}/delay-scenarios-smoke 250 passivity 0.01)
+                 ${CMAKE_BINARY_DIR}/delay-scenarios-smoke 250 passivity 0.01 "door wall" 0.002)
 set_tests_properties(DelayScenarios.smoke PROPERTIES RUN_SERIAL TRUE TIMEOUT 120)
