@@ -84,20 +84,25 @@ LocalModel::~LocalModel() = default;
 
 void LocalModel::step(const Vector6& increment, double arm_angle_increment, TeleopMode mode,
                       bool enabled, double master_in, double dt) noexcept {
-  remote::HandControllerSample s;
-  s.sequence = ++sequence_;
-  s.increment = increment;
-  s.arm_angle_increment = arm_angle_increment;
-  s.mode = mode;
-  s.deadman = enabled;
-  s.master_in = master_in;
-  impl_->queue.push(s);
   carry_ += dt;
   const double period = impl_->task.period;
   // At least one cycle per sample, so the increment is applied now.
-  int cycles = std::max(1, static_cast<int>(std::floor(carry_ / period + 1e-9)));
+  const int cycles = std::max(1, static_cast<int>(std::floor(carry_ / period + 1e-9)));
   carry_ = std::max(0.0, carry_ - cycles * period);
-  for (int k = 0; k < cycles; ++k) impl_->loop.run_cycles(1);
+  // A late sample (the ground's thread was held up) carries the motion of every cycle it
+  // covers: spread over them, as the hand moved, rather than applied in the first as a
+  // velocity spike B_t turns into a torque spike the operator then feels.
+  remote::HandControllerSample s;
+  s.increment = increment / cycles;
+  s.arm_angle_increment = arm_angle_increment / cycles;
+  s.mode = mode;
+  s.deadman = enabled;
+  s.master_in = master_in;
+  for (int k = 0; k < cycles; ++k) {
+    s.sequence = ++sequence_;
+    impl_->queue.push(s);
+    impl_->loop.run_cycles(1);
+  }
   const remote::CycleTelemetry& t = impl_->executor.last_cycle();
   // What the remote's reflection carries: F_a along the directions the hand drives.
   wrench_ = t.reflected_wrench;

@@ -44,6 +44,48 @@ TEST_F(TeleopFixture, ForceIsGainTimesTheSummedIncrementsPerPeriodInToolMode) {
   EXPECT_EQ(teleop.counters().applied, 2u);
 }
 
+// The ground's thread was held up 30 ms: its next sample, sampled 30 ms after the one
+// before, carries 30 ms of the hand's motion. The arm takes it over 30 cycles, as the hand
+// moved, and every bit of it.
+TEST_F(TeleopFixture, ALateSamplesMotionIsSpreadOverThePeriodsItWasSampledAcross) {
+  const auto sample = [&](std::uint64_t seq, std::uint64_t ground_ms, double x) {
+    HandControllerSample s;
+    s.sequence = seq;
+    s.ground_time_ns = ground_ms * 1000000;
+    s.increment[0] = x;
+    ASSERT_TRUE(queue.push(s));
+  };
+  sample(1, 1, 1e-5);
+  teleop.update(params, context, out);
+  EXPECT_NEAR(out.force[0], 100 * 1e-5 / 0.001, 1e-9);  // on time: applied at once
+  sample(2, 31, 30e-5);
+  double total = 0.0;
+  for (int cycle = 0; cycle < 40; ++cycle) {
+    out.clear();
+    teleop.update(params, context, out);
+    const double velocity = out.force[0] / 100.0;
+    if (cycle < 30) {
+      EXPECT_NEAR(velocity, 1e-5 / 0.001, 1e-9) << "cycle " << cycle;
+    } else {
+      EXPECT_EQ(velocity, 0.0) << "cycle " << cycle;
+    }
+    total += velocity * 0.001;
+  }
+  EXPECT_NEAR(total, 30e-5, 1e-15);
+  EXPECT_EQ(teleop.counters().applied, 2u);
+  // Releasing the switch drops what is still being spread, like any motion waiting.
+  sample(3, 61, 30e-5);
+  out.clear();
+  teleop.update(params, context, out);
+  HandControllerSample released;
+  released.sequence = 4;
+  released.deadman = false;
+  ASSERT_TRUE(queue.push(released));
+  out.clear();
+  teleop.update(params, context, out);
+  EXPECT_EQ(out.force.norm(), 0.0);
+}
+
 TEST_F(TeleopFixture, NoIncrementIsLostOrAppliedTwice) {
   Vector6 inc = Vector6::Zero();
   inc[0] = 1e-5;

@@ -31,6 +31,9 @@ constexpr double kGapHalfLife = 10.0;
 // The least arrival offset is taken over the current and the previous window of this length
 // [s], so a link whose delay grows is followed within two windows.
 constexpr double kOffsetWindow = 2.0;
+// [s] the longest a late sample's motion is spread over (a ground held up longer has its
+// motion applied faster, as a burst is).
+constexpr double kMaxSpread = 0.1;
 
 // The slave port's wrench F_s: F_a (MOTION axes) in TELEOP axes, along the directions the
 // hand drives only (the others belong to the task's other behaviours) unless the task
@@ -61,6 +64,7 @@ void Teleoperation::reset(const TeleoperationParameters& parameters,
   }
   pending_head_ = 0;
   pending_size_ = 0;
+  drop_spread();
   decayed_at_ = context.elapsed;
   last_sample_time_ = context.elapsed;
   velocity_.setZero();
@@ -84,6 +88,13 @@ void Teleoperation::reset(const TeleoperationParameters& parameters,
   counters_.ended = false;
   counters_.stall_bound = stall_bound(parameters);
   counters_.playout_delay = playout_delay(parameters);
+}
+
+void Teleoperation::drop_spread() noexcept {
+  spread_increment_.setZero();
+  spread_arm_angle_ = 0.0;
+  spread_cycles_ = 0;
+  previous_ground_time_ns_ = 0;
 }
 
 double Teleoperation::stall_bound(const TeleoperationParameters& parameters) const noexcept {
@@ -135,6 +146,7 @@ void Teleoperation::take(const HandControllerSample& sample,
     offset_known_ = false;
     spread_peak_ = 0.0;
     gap_peak_ = 0.0;
+    previous_ground_time_ns_ = 0;
     received_since_reset_ = false;
     last_sample_time_ = context.elapsed;
     return;
@@ -172,6 +184,7 @@ void Teleoperation::take(const HandControllerSample& sample,
     counters_.discarded += pending_size_;
     pending_head_ = 0;
     pending_size_ = 0;
+    drop_spread();
     operator_enabled_ = false;
     counters_.last_sequence = sample.sequence;
     counters_.last_ground_time_ns = sample.ground_time_ns;
@@ -231,8 +244,8 @@ void Teleoperation::update(const TeleoperationParameters& parameters,
   }
 
   receive(parameters, context);
-  Vector6 increment = Vector6::Zero();  // TELEOP axes
-  double arm_angle_increment = 0.0;
+  // The most cycles one sample's motion is spread over: 0.1 s.
+  const int max_spread = std::max(1, static_cast<int>(std::ceil(kMaxSpread / context.dt - 1e-9)));
   while (pending_size_ > 0 && due(pending_[pending_head_], parameters, context.steady_ns)) {
     const HandControllerSample& sample = pending_[pending_head_];
     ++counters_.applied;
@@ -241,12 +254,28 @@ void Teleoperation::update(const TeleoperationParameters& parameters,
     counters_.last_arrival_ns = sample.arrival_ns;
     last_mode_ = sample.mode.value_or(parameters.mode);
     const Matrix3& R = teleop_R_hc[static_cast<std::size_t>(last_mode_)];
-    increment.head<3>() += R * sample.increment.head<3>();
-    increment.tail<3>() += R * sample.increment.tail<3>();
-    arm_angle_increment += sample.arm_angle_increment;
+    spread_increment_.head<3>() += R * sample.increment.head<3>();
+    spread_increment_.tail<3>() += R * sample.increment.tail<3>();
+    spread_arm_angle_ += sample.arm_angle_increment;
+    // A sample that followed the one before after several periods (the ground's thread was
+    // held up) carries their motion: spread over as many cycles, as the hand moved.
+    if (previous_ground_time_ns_ != 0 && sample.ground_time_ns > previous_ground_time_ns_) {
+      const double gap =
+          static_cast<double>(sample.ground_time_ns - previous_ground_time_ns_) * 1e-9;
+      const int cycles = std::clamp(static_cast<int>(std::lround(gap / context.dt)), 1, max_spread);
+      spread_cycles_ = std::max(spread_cycles_, cycles);
+    }
+    if (sample.ground_time_ns != 0) previous_ground_time_ns_ = sample.ground_time_ns;
     pending_head_ = (pending_head_ + 1) % pending_.size();
     --pending_size_;
   }
+  // This cycle's share of the motion taken: all of it unless a late sample is being spread.
+  const int share = std::max(spread_cycles_, 1);
+  const Vector6 increment = spread_increment_ / share;  // TELEOP axes
+  const double arm_angle_increment = spread_arm_angle_ / share;
+  spread_increment_ -= increment;
+  spread_arm_angle_ -= arm_angle_increment;
+  spread_cycles_ = std::max(spread_cycles_ - 1, 0);
 
   const Frame motion_T_teleop = context.tool_T_motion.inverse() * tool_T_teleop;
   const Matrix3& R_last = teleop_R_hc[static_cast<std::size_t>(last_mode_)];

@@ -17,7 +17,10 @@
 // (5 ms: a loopback link's jitter bunches a few samples, which the arm takes in its stride,
 // and holding every sample back would cost the round trip more). Clock offset between the sites
 // cancels in the difference. The sum of the samples due in a cycle over one control period is ẋ_h;
-// none is lost or applied twice.
+// none is lost or applied twice. A sample sampled several periods after the one before (the
+// ground's thread was held up) carries the hand's motion of all of them: it is spread over
+// as many cycles (at most 0.1 s), as the hand moved, rather than applied in one as a
+// velocity spike the joint limits would clip.
 //
 // Enabling switch. A sample with the switch released zeroes the input at once (within the
 // cycle it arrives in, ahead of anything waiting) and drops the waiting motion; the arm holds
@@ -164,6 +167,7 @@ class Teleoperation {
   bool due(const HandControllerSample& sample, const TeleoperationParameters& parameters,
            std::int64_t now_ns) const noexcept;
   double playout_delay(const TeleoperationParameters& parameters) const noexcept;
+  void drop_spread() noexcept;
 
   HandControllerQueue* queue_;
   TeleoperationCounters counters_;
@@ -182,6 +186,12 @@ class Teleoperation {
   std::array<HandControllerSample, HandControllerQueue::capacity()> pending_{};
   std::size_t pending_head_ = 0;
   std::size_t pending_size_ = 0;
+  // Motion taken but not yet applied: a late sample's, spread over the cycles it covers
+  // (TELEOP axes), and the ground time of the newest sample taken.
+  Vector6 spread_increment_ = Vector6::Zero();
+  double spread_arm_angle_ = 0.0;
+  int spread_cycles_ = 0;  // cycles left to spread over; 0 = apply what is taken at once
+  std::uint64_t previous_ground_time_ns_ = 0;
   // Arrival statistics: the least (arrival − ground time) over two 2-s windows, the decaying
   // peak of the excess over it (the jitter the playout absorbs) and of the gaps between
   // arrivals (what the stall bound follows).
