@@ -171,6 +171,7 @@ void TeleopSession::sample_loop() {
   v1::TeleopIncrement message;
   double next_trace = 0.0;
   std::int64_t model_last_ns = 0;
+  std::int64_t last_sample_ns = 0;
   while (!stop_.load(std::memory_order_acquire) && !finished_.load()) {
     sleep_until_ns(deadline);
     const std::int64_t now = now_ns();
@@ -227,7 +228,15 @@ void TeleopSession::sample_loop() {
         wave = WaveMaster(wave_b);
       }
     }
-    const Vector6 v_m = increment.increment / dt;
+    // The time this sample covers: one period, or, for a late sample (the thread was held
+    // up), the time since the last one, whose motion it carries. Over one period its
+    // velocity would be several times the hand's, and the coupling damping and the channel
+    // would render that as a kick on the hand the arm then follows.
+    const double since_last =
+        last_sample_ns == 0 ? dt : static_cast<double>(now - last_sample_ns) * 1e-9;
+    last_sample_ns = now;
+    const double sample_dt = since_last > 1.5 * dt ? std::min(since_last, 0.05) : dt;
+    const Vector6 v_m = increment.increment / sample_dt;
     // The other end of the hand's port: the remote, or the model when the hand feels it.
     double other_in = reflection.slave_in;
     Vector6 F_m = input_.config().reflection.source == ForceReflectionConfig::Source::kTrackingError
@@ -263,17 +272,18 @@ void TeleopSession::sample_loop() {
         const double may_leave = std::min(other_in, passivity.energies().in);
         // The damping controller, unless the hand's clamp would cut its damping (and with it
         // the dissipation): then the controller that only lowers the wrench.
-        const Vector6 damped = passivity.control(v_m, F_m, may_leave, dt);
+        const Vector6 damped = passivity.control(v_m, F_m, may_leave, sample_dt);
         const ForceReflectionConfig& c = input_.config().reflection;
         const bool clamped = damped.head<3>().norm() * c.force_scale > c.max_force ||
                              damped.tail<3>().norm() * c.torque_scale > c.max_torque;
-        F_m = clamped ? passivity.control_scaled(v_m, F_m, may_leave, dt) : damped;
+        F_m = clamped ? passivity.control_scaled(v_m, F_m, may_leave, sample_dt) : damped;
         break;
       }
       case ReflectionMethod::kWave:
         wave.set_remote_in(reflection.slave_in);
-        wave.step(
-            v_m, reflection.return_wave.allFinite() ? reflection.return_wave : Vector6::Zero(), dt);
+        wave.step(v_m,
+                  reflection.return_wave.allFinite() ? reflection.return_wave : Vector6::Zero(),
+                  sample_dt);
         F_m = wave.force();
         master_.wave = wave.forward_wave();
         break;
@@ -298,12 +308,12 @@ void TeleopSession::sample_loop() {
     const FeltShares felt = felt_shares(rendered, rc, F_m, F_coupling, v_m);
     const Vector6& F_felt = felt.channel;
     if (std::isfinite(felt.coupling_power) && felt.coupling_power > 0.0) {
-      coupling_in += felt.coupling_power * dt;
+      coupling_in += felt.coupling_power * sample_dt;
     }
     if (method == ReflectionMethod::kWave) {
       master_.energies = wave.energies();
     } else {
-      passivity.commit(v_m, F_felt, dt);
+      passivity.commit(v_m, F_felt, sample_dt);
       master_.energies = passivity.energies();
     }
     // The budget the arm's port may spend: the operator's work at the handle, the coupling
