@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "tether/common/spatial.h"
 
@@ -261,6 +263,83 @@ TEST_F(TeleopFixture, WithoutAPlayoutBufferABurstIsAppliedAsItArrives) {
   inc[0] = 1e-5;
   for (int k = 0; k < 50; ++k) stream.send_at(k, 60, inc);
   EXPECT_NEAR(stream.cycle(60), 50 * 1e-5, 1e-15);
+}
+
+// A 1 kHz stream over a 100 ms link: sample `ground_ms` arrives `late_ms` after 100 ms, or
+// after the one before it (a TCP stream keeps order). `motion` is the sample's increment in
+// units of 1e-5 m (a sample taken late by the ground carries several periods' motion).
+struct OrderedLink {
+  struct Sample {
+    int ground_ms;
+    double arrival_ms;
+    double motion;
+  };
+  std::vector<Sample> samples;
+  void add(int ground_ms, double late_ms, double motion = 1.0) {
+    double arrival = ground_ms + 100.0 + late_ms;
+    if (!samples.empty()) arrival = std::max(arrival, samples.back().arrival_ms);
+    samples.push_back({ground_ms, arrival, motion});
+  }
+  // Runs the remote's cycles over [0, end_ms); applied[ms] is the motion of cycle ms [1e-5 m].
+  std::vector<double> play(PacedStream& stream, int end_ms) {
+    std::vector<double> applied;
+    std::size_t next = 0;
+    for (int ms = 0; ms < end_ms; ++ms) {
+      for (; next < samples.size() && samples[next].arrival_ms <= ms; ++next) {
+        Vector6 inc = Vector6::Zero();
+        inc[0] = samples[next].motion * 1e-5;
+        stream.send_at(samples[next].ground_ms, samples[next].arrival_ms, inc);
+      }
+      applied.push_back(stream.cycle(ms) / 1e-5);
+    }
+    return applied;
+  }
+};
+
+// Every 100th sample 20 ms late teaches the playout its jitter. Then the ground's thread is
+// held up 15 ms: its next sample carries 15 periods of motion. The arm plays it over the
+// 15 ms it covers, at the pace of the others: no pause before it, no burst after.
+TEST_F(TeleopFixture, UnderAPlayoutDelayALateSampleIsPlayedOverTheTimeItCoversWithoutAPause) {
+  PacedStream stream{*this};
+  OrderedLink link;
+  for (int g = 0; g < 3000; ++g) {
+    if (g > 2000 && g < 2015) continue;
+    link.add(g, g % 100 == 0 ? 20.0 : 0.0, g == 2015 ? 15.0 : 1.0);
+  }
+  const std::vector<double> applied = link.play(stream, 3400);
+  EXPECT_GT(teleop.counters().playout_delay, 0.020);
+  for (int ms = 1500; ms < 3000; ++ms) {
+    EXPECT_NEAR(applied[ms], 1.0, 0.02) << "cycle " << ms;
+  }
+  double total = 0.0;
+  for (double a : applied) total += a;
+  EXPECT_NEAR(total, 3000.0, 1e-6);  // every period's motion, once
+  EXPECT_EQ(teleop.counters().applied, link.samples.size());
+}
+
+// The same link, then one sample 60 ms late, three times any before: the motion behind it
+// is not there when its turn comes. The playout slows down as it runs out, waits, and
+// resumes on a longer delay, its pace changing gradually: never a step from moving to
+// standing still or a burst of the motion that arrived at once.
+TEST_F(TeleopFixture, APlayoutThatMustWaitLongerSlowsDownGraduallyRatherThanStopping) {
+  PacedStream stream{*this};
+  OrderedLink link;
+  for (int g = 0; g < 3000; ++g) link.add(g, g % 100 == 0 ? (g == 2000 ? 60.0 : 20.0) : 0.0);
+  const std::vector<double> applied = link.play(stream, 3500);
+  double largest_step = 0.0;
+  double slowest = 1.0;
+  for (int ms = 1500; ms < 3000; ++ms) {
+    largest_step = std::max(largest_step, std::abs(applied[ms] - applied[ms - 1]));
+    slowest = std::min(slowest, applied[ms]);
+    EXPECT_LE(applied[ms], 2.0 + 1e-9) << "cycle " << ms;  // catching up at most 2× the pace
+  }
+  EXPECT_LT(slowest, 0.5);  // it did have to wait
+  EXPECT_LE(largest_step, 0.2);
+  EXPECT_GT(teleop.counters().playout_delay, 0.060);
+  double total = 0.0;
+  for (double a : applied) total += a;
+  EXPECT_NEAR(total, 3000.0, 1e-6);
+  EXPECT_EQ(teleop.counters().applied, 3000u);
 }
 
 TEST_F(TeleopFixture, ReleasingTheSwitchZeroesTheInputAtOnceAndDropsTheWaitingMotion) {

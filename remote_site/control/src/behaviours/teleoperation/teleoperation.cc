@@ -34,6 +34,19 @@ constexpr double kOffsetWindow = 2.0;
 // [s] the longest a late sample's motion is spread over (a ground held up longer has its
 // motion applied faster, as a burst is).
 constexpr double kMaxSpread = 0.1;
+// The paced playout's clock (update()): its pace follows what it wants through a first-order
+// lag of kPaceSmoothing [s], so the arm's velocity changes by a few per cent per cycle; it
+// wants to close a lag behind its target (beyond a quarter of the margin) over
+// kPaceCorrection [s] (10 × the smoothing: no overshoot), at most kMaxPace × real time; and within
+// the playout margin of the newest motion received it slows down in proportion to the distance left
+// (to kMinPace), rather than run into its end. The margin is what the playout delay adds to the
+// jitter it has seen, so that slowing down needs a later sample than any yet: the jitter itself, at
+// most kMaxPlayoutMargin [s].
+constexpr double kPaceSmoothing = 0.01;
+constexpr double kPaceCorrection = 0.1;
+constexpr double kMaxPace = 2.0;
+constexpr double kMinPace = 0.05;
+constexpr double kMaxPlayoutMargin = 0.05;
 
 // The slave port's wrench F_s: F_a (MOTION axes) in TELEOP axes, along the directions the
 // hand drives only (the others belong to the task's other behaviours) unless the task
@@ -95,6 +108,8 @@ void Teleoperation::drop_spread() noexcept {
   spread_arm_angle_ = 0.0;
   spread_cycles_ = 0;
   previous_ground_time_ns_ = 0;
+  head_fraction_ = 0.0;
+  cursor_valid_ = false;
 }
 
 double Teleoperation::stall_bound(const TeleoperationParameters& parameters) const noexcept {
@@ -110,7 +125,11 @@ double Teleoperation::playout_delay(const TeleoperationParameters& parameters) c
   // which the arm takes in its stride; holding every sample back for them would cost the
   // round trip more than it saves.
   if (spread_peak_ < kMinPlayoutJitter) return 0.0;
-  return std::min(spread_peak_, parameters.max_playout_delay);
+  return std::min(spread_peak_ + playout_margin(), parameters.max_playout_delay);
+}
+
+double Teleoperation::playout_margin() const noexcept {
+  return std::min(spread_peak_, kMaxPlayoutMargin);
 }
 
 void Teleoperation::decay(double elapsed) noexcept {
@@ -201,6 +220,7 @@ void Teleoperation::take(const HandControllerSample& sample,
     // is counted as played now (its motion is lost to the clip, as without the buffer).
     ++counters_.applied;
     counters_.last_sequence = pending_[pending_head_].sequence;
+    head_fraction_ = 0.0;
     pending_head_ = (pending_head_ + 1) % pending_.size();
     --pending_size_;
   }
@@ -244,37 +264,123 @@ void Teleoperation::update(const TeleoperationParameters& parameters,
   }
 
   receive(parameters, context);
-  // The most cycles one sample's motion is spread over: 0.1 s.
-  const int max_spread = std::max(1, static_cast<int>(std::ceil(kMaxSpread / context.dt - 1e-9)));
-  while (pending_size_ > 0 && due(pending_[pending_head_], parameters, context.steady_ns)) {
+  Vector6 played = Vector6::Zero();  // motion taken for this cycle alone, TELEOP axes
+  double played_arm_angle = 0.0;
+  // Adds what is left of the head sample (or up to `fraction` of it in all) and, once all of
+  // it is in, retires it.
+  const auto play_head = [&](double fraction) {
     const HandControllerSample& sample = pending_[pending_head_];
+    const double share = fraction - head_fraction_;
+    last_mode_ = sample.mode.value_or(parameters.mode);
+    const Matrix3& R = teleop_R_hc[static_cast<std::size_t>(last_mode_)];
+    played.head<3>() += share * (R * sample.increment.head<3>());
+    played.tail<3>() += share * (R * sample.increment.tail<3>());
+    played_arm_angle += share * sample.arm_angle_increment;
+    head_fraction_ = fraction;
+    if (fraction < 1.0) return false;
     ++counters_.applied;
     counters_.last_sequence = sample.sequence;
     counters_.last_ground_time_ns = sample.ground_time_ns;
     counters_.last_arrival_ns = sample.arrival_ns;
-    last_mode_ = sample.mode.value_or(parameters.mode);
-    const Matrix3& R = teleop_R_hc[static_cast<std::size_t>(last_mode_)];
-    spread_increment_.head<3>() += R * sample.increment.head<3>();
-    spread_increment_.tail<3>() += R * sample.increment.tail<3>();
-    spread_arm_angle_ += sample.arm_angle_increment;
-    // A sample that followed the one before after several periods (the ground's thread was
-    // held up) carries their motion: spread over as many cycles, as the hand moved.
-    if (previous_ground_time_ns_ != 0 && sample.ground_time_ns > previous_ground_time_ns_) {
-      const double gap =
-          static_cast<double>(sample.ground_time_ns - previous_ground_time_ns_) * 1e-9;
-      const int cycles = std::clamp(static_cast<int>(std::lround(gap / context.dt)), 1, max_spread);
-      spread_cycles_ = std::max(spread_cycles_, cycles);
-    }
     if (sample.ground_time_ns != 0) previous_ground_time_ns_ = sample.ground_time_ns;
+    head_fraction_ = 0.0;
     pending_head_ = (pending_head_ + 1) % pending_.size();
     --pending_size_;
+    return true;
+  };
+  const auto dt_ns = static_cast<std::int64_t>(context.dt * 1e9);
+  const auto max_spread_ns = static_cast<std::int64_t>(kMaxSpread * 1e9);
+  const double delay = playout_delay(parameters);
+  if (delay > 0.0 && offset_known_ && context.steady_ns != 0) {
+    // Paced playout: the hand's motion, each sample's increment spread evenly over the ground
+    // time since the sample before (at most kMaxSpread), is played along a playout clock (the
+    // cursor, in ground time) that follows now − least offset − playout delay at a pace that
+    // changes smoothly. Jumps of the target (the least offset of a new window, a longer
+    // delay learnt from a late arrival) and a late sample's pause then change the arm's
+    // velocity by a few per cent per cycle, rather than by a burst or a stop.
+    const std::int64_t least = std::min(offset_min_current_, offset_min_previous_);
+    const std::int64_t target = context.steady_ns - least - static_cast<std::int64_t>(delay * 1e9);
+    std::int64_t newest = 0;  // ground time of the newest motion received
+    for (std::size_t i = 0; i < pending_size_; ++i) {
+      newest = std::max<std::int64_t>(
+          newest, static_cast<std::int64_t>(
+                      pending_[(pending_head_ + i) % pending_.size()].ground_time_ns));
+    }
+    if (!cursor_valid_) {
+      // From the last sample played, or one period before the first.
+      cursor_ = previous_ground_time_ns_ != 0 ? static_cast<std::int64_t>(previous_ground_time_ns_)
+                : pending_size_ > 0
+                    ? static_cast<std::int64_t>(pending_[pending_head_].ground_time_ns) - dt_ns
+                    : target;
+      cursor_valid_ = true;
+      pace_ = 1.0;
+    }
+    newest = std::max(newest, cursor_);
+    const double lag = static_cast<double>(target - cursor_) * 1e-9;
+    const double depth = static_cast<double>(newest - cursor_) * 1e-9;
+    // A lag within a quarter of the margin is left alone: the least offset of a jittery link
+    // moves by a few milliseconds now and then, and chasing each move would be a change of
+    // the arm's velocity for nothing the margin does not already cover.
+    const double deadband = 0.25 * playout_margin();
+    const double excess = std::copysign(std::max(0.0, std::abs(lag) - deadband), lag);
+    pace_ += (std::clamp(1.0 + excess / kPaceCorrection, 0.0, kMaxPace) - pace_) *
+             std::min(1.0, context.dt / kPaceSmoothing);
+    // Within half the margin of the newest motion, the pace falls with the distance to it:
+    // the arm slows down exponentially rather than run into the end of what it has, down to
+    // kMinPace, at which it plays the rest (the stream's last motion plays out).
+    pace_ = std::min(
+        pace_, std::max(kMinPace, depth / (0.5 * std::max(playout_margin(), kMinPlayoutJitter))));
+    const std::int64_t next =
+        std::min(newest, cursor_ + static_cast<std::int64_t>(pace_ * static_cast<double>(dt_ns)));
+    while (pending_size_ > 0) {
+      const HandControllerSample& sample = pending_[pending_head_];
+      const auto end = static_cast<std::int64_t>(sample.ground_time_ns);
+      if (sample.ground_time_ns == 0 || sample.arrival_ns == 0 || end <= next) {
+        play_head(1.0);
+        continue;
+      }
+      const std::int64_t start =
+          previous_ground_time_ns_ != 0
+              ? std::max(static_cast<std::int64_t>(previous_ground_time_ns_), end - max_spread_ns)
+              : end - dt_ns;
+      if (next > start) {
+        play_head(std::max(head_fraction_,
+                           static_cast<double>(next - start) / static_cast<double>(end - start)));
+      }
+      break;
+    }
+    cursor_ = next;
+  } else {
+    cursor_valid_ = false;
+    // The most cycles one sample's motion is spread over: 0.1 s.
+    const int max_spread = std::max(1, static_cast<int>(std::ceil(kMaxSpread / context.dt - 1e-9)));
+    while (pending_size_ > 0 && due(pending_[pending_head_], parameters, context.steady_ns)) {
+      const std::uint64_t ground_time_ns = pending_[pending_head_].ground_time_ns;
+      // A sample that followed the one before after several periods (the ground's thread was
+      // held up) carries their motion: spread over as many cycles, as the hand moved.
+      if (previous_ground_time_ns_ != 0 && ground_time_ns > previous_ground_time_ns_) {
+        const double gap = static_cast<double>(ground_time_ns - previous_ground_time_ns_) * 1e-9;
+        const int cycles =
+            std::clamp(static_cast<int>(std::lround(gap / context.dt)), 1, max_spread);
+        spread_cycles_ = std::max(spread_cycles_, cycles);
+      }
+      Vector6 before = played;
+      const double before_arm_angle = played_arm_angle;
+      play_head(1.0);
+      spread_increment_ += played - before;
+      spread_arm_angle_ += played_arm_angle - before_arm_angle;
+      played = before;
+      played_arm_angle = before_arm_angle;
+    }
   }
   // This cycle's share of the motion taken: all of it unless a late sample is being spread.
   const int share = std::max(spread_cycles_, 1);
-  const Vector6 increment = spread_increment_ / share;  // TELEOP axes
-  const double arm_angle_increment = spread_arm_angle_ / share;
-  spread_increment_ -= increment;
-  spread_arm_angle_ -= arm_angle_increment;
+  const Vector6 spread = spread_increment_ / share;  // TELEOP axes
+  const double spread_arm_angle = spread_arm_angle_ / share;
+  spread_increment_ -= spread;
+  spread_arm_angle_ -= spread_arm_angle;
+  const Vector6 increment = played + spread;
+  const double arm_angle_increment = played_arm_angle + spread_arm_angle;
   spread_cycles_ = std::max(spread_cycles_ - 1, 0);
 
   const Frame motion_T_teleop = context.tool_T_motion.inverse() * tool_T_teleop;

@@ -9,18 +9,24 @@
 //
 // Delay and jitter (a real link). A TCP stream keeps order, so a late segment holds back the
 // ones behind it and they arrive in a burst. Applied at once, a burst is a velocity spike the
-// joint limits clip and the impedance state then forgets: the motion is lost. So enabled
-// samples are played out at the pace they were sampled: sample k is due at
-//   ground_time_k + min_recent(arrival − ground_time) + playout_delay,
-// with playout_delay the decaying peak of (arrival − ground_time) above that least value, at
-// most the task's max_playout_delay, and none while that peak is below kMinPlayoutJitter
-// (5 ms: a loopback link's jitter bunches a few samples, which the arm takes in its stride,
-// and holding every sample back would cost the round trip more). Clock offset between the sites
-// cancels in the difference. The sum of the samples due in a cycle over one control period is ẋ_h;
-// none is lost or applied twice. A sample sampled several periods after the one before (the
-// ground's thread was held up) carries the hand's motion of all of them: it is spread over
-// as many cycles (at most 0.1 s), as the hand moved, rather than applied in one as a
-// velocity spike the joint limits would clip.
+// joint limits clip and the impedance state then forgets: the motion is lost; and against a
+// heavy environment (the door) every step of the arm's velocity is a spike of interaction
+// torque. So enabled samples are played out at the pace they were sampled. Each sample's
+// increment is the hand's motion over the ground time since the sample before (at most
+// 0.1 s); a playout clock, in ground time, plays that motion out evenly, aiming at
+//   now − min_recent(arrival − ground_time) − playout_delay,
+// with playout_delay the decaying peak of (arrival − ground_time) above that least value plus
+// a margin (as much again, at most 50 ms), at most the task's max_playout_delay. Its pace
+// changes smoothly (a 10 ms lag), eases off as it nears the newest motion received, and
+// catches up at most twice real time, so a new window's least value, a longer delay learnt
+// from a late arrival, or a sample the ground's thread took late change the arm's velocity by
+// a few per cent per cycle rather than stopping it or bursting. Clock offset between the
+// sites cancels in the difference. None is lost or applied twice.
+// While that peak is below kMinPlayoutJitter (5 ms: a loopback link's jitter bunches a few
+// samples, which the arm takes in its stride, and holding every sample back would cost the
+// round trip more), there is no playout delay: samples are applied as they arrive, and one
+// sampled several periods after the one before (the ground's thread was held up) has its
+// motion spread over as many cycles (at most 0.1 s) rather than applied as a velocity spike.
 //
 // Enabling switch. A sample with the switch released zeroes the input at once (within the
 // cycle it arrives in, ahead of anything waiting) and drops the waiting motion; the arm holds
@@ -167,6 +173,7 @@ class Teleoperation {
   bool due(const HandControllerSample& sample, const TeleoperationParameters& parameters,
            std::int64_t now_ns) const noexcept;
   double playout_delay(const TeleoperationParameters& parameters) const noexcept;
+  double playout_margin() const noexcept;
   void drop_spread() noexcept;
 
   HandControllerQueue* queue_;
@@ -192,6 +199,13 @@ class Teleoperation {
   double spread_arm_angle_ = 0.0;
   int spread_cycles_ = 0;  // cycles left to spread over; 0 = apply what is taken at once
   std::uint64_t previous_ground_time_ns_ = 0;
+  // Paced playout (a de-jitter buffer in use): the fraction of the head sample played so
+  // far, and the playout clock: the ground time played up to [ns] and its pace (1 = real
+  // time).
+  double head_fraction_ = 0.0;
+  bool cursor_valid_ = false;
+  std::int64_t cursor_ = 0;
+  double pace_ = 1.0;
   // Arrival statistics: the least (arrival − ground time) over two 2-s windows, the decaying
   // peak of the excess over it (the jitter the playout absorbs) and of the gaps between
   // arrivals (what the stall bound follows).
