@@ -22,13 +22,15 @@
 # ports' energies against time), .report and .log per run, and OUT/table.md; prints the
 # tables. Targets, checked for the passivity rows: no bound breach, both ports passive (least
 # observed energy ≥ −0.01 J), the peak interaction (the door's torque, the wall's force) at
-# 500 ms at most 1.5× that at 0 ms, the door within ±3° of 45°, and the gripper on the wall
-# (a peak contact force of 5 N or more). Exit 1 if any is missed.
+# 500 ms at most 1.5× that at 0 ms (medians of REPEATS runs of each, default 3), the door
+# within ±3° of 45°, and the gripper on the wall (a peak contact force of 5 N or more). Exit
+# 1 if any is missed.
 #
 # Usage: deploy/delay-scenarios.sh [BUILD_DIR] [OUT_DIR] ["DELAYS_MS"] ["METHODS"]
 #                                  ["DOOR_TORQUE_SCALES"] ["SCENARIOS"] ["WALL_FORCE_SCALES"]
 #   defaults: build/release build/delay "0 50 150 250 500 1000" "none passivity wave"
 #   "0.01 0.05" "door wall" "0.002 0.004"
+# REPEATS (default 3) runs the passivity cells at 0 and 500 ms that many times.
 # TETHER_GROUND_ARGS adds options to every tether-ground (e.g. "--coupling-damping 0.3").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -60,7 +62,7 @@ scales_of() { if [ "$1" = door ]; then echo "$door_scales"; else echo "$wall_sca
 # $out/SCENARIO_METHOD_SCALE_DELAYms.report
 run() {
   local scenario=$1 method=$2 scale=$3 delay=$4 name task script scale_option
-  name=${scenario}_${method}_${scale}_${delay}ms
+  name=${scenario}_${method}_${scale}_${delay}ms${5:-}
   case $scenario in
     door) task=door_shared script=rotate_door scale_option=(--torque-scale "$scale") ;;
     wall) task=wall_contact script=push_wall scale_option=(--force-scale "$scale") ;;
@@ -107,11 +109,22 @@ run() {
   remote_pid="" linkem_pid=""
 }
 
+# The 500 ms / 0 ms comparison is of peaks, an extreme of each run: the wall's impact peak
+# alone varies 17-32 N between runs at one delay. So those two cells run REPEATS times
+# (default 3) and the ratio compares the medians.
+repeats=${REPEATS:-3}
+rm -f "$out"/*ms_r[0-9]*.*
+compare=0
+[[ " $delays " == *" 0 "* && " $delays " == *" 500 "* && " $methods " == *" passivity "* ]] &&
+  compare=1
 for scenario in $scenarios; do
   for scale in $(scales_of "$scenario"); do
     for method in $methods; do
       for delay in $delays; do
         run "$scenario" "$method" "$scale" "$delay"
+        if [ "$compare" = 1 ] && [ "$method" = passivity ] && [[ $delay == 0 || $delay == 500 ]]; then
+          for r in $(seq 2 "$repeats"); do run "$scenario" "$method" "$scale" "$delay" "_r$r"; done
+        fi
       done
     done
   done
@@ -151,8 +164,12 @@ status=0
 if [[ " $methods " == *" passivity "* ]]; then
   for scenario in $scenarios; do
     for scale in $(scales_of "$scenario"); do
-      for delay in $delays; do
-        f=$out/${scenario}_passivity_${scale}_${delay}ms.report
+      for f in "$out/${scenario}_passivity_${scale}_"*ms.report \
+        "$out/${scenario}_passivity_${scale}_"*ms_r*.report; do
+        [ -s "$f" ] || continue
+        delay=${f##*_${scale}_}
+        delay=${delay%.report}
+        [[ " $delays " == *" ${delay%%ms*} "* ]] || continue  # an older run's
         awk -v d="$delay" -v s="$scale" -v scenario="$scenario" '
           $1 == "breached" { b = $2 } $1 == "aux0_deg" { a = $2 } $1 == "peak_force_n" { f = $2 }
           $1 == "min_master_observed_j" { m = $2 } $1 == "min_slave_observed_j" { r = $2 }
@@ -164,19 +181,32 @@ if [[ " $methods " == *" passivity "* ]]; then
               bad = bad sprintf(" door %.1f° not within 45 ± 3°;", a)
             if (scenario == "wall" && f < 5) bad = bad sprintf(" peak force %.1f N: no contact;", f)
             if (bad != "") {
-              printf "TARGET MISSED (%s, passivity, %s ms, scale %s):%s\n", scenario, d, s, bad
+              printf "TARGET MISSED (%s, passivity, %s, scale %s):%s\n", scenario, d, s, bad
               exit 1
             }
           }' "$f" || status=1
       done
-      if [[ " $delays " == *" 0 "* && " $delays " == *" 500 "* ]]; then
+      if [ "$compare" = 1 ]; then
         key=peak_torque_nm
         [ "$scenario" = wall ] && key=peak_force_n
-        p0=$(field "$out/${scenario}_passivity_${scale}_0ms.report" "$key")
-        p500=$(field "$out/${scenario}_passivity_${scale}_500ms.report" "$key")
-        awk -v a="$p0" -v b="$p500" -v s="$scale" -v n="$scenario" 'BEGIN {
-          printf "%s, passivity, scale %s: peak interaction at 500 ms / at 0 ms = %.2f (target ≤ 1.5)\n", n, s, b / a
-          exit (b <= 1.5 * a) ? 0 : 1 }' || status=1
+        # peaks DELAY: the key's value in each repeat of the cell, space-separated
+        peaks() {
+          local f
+          for f in "$out/${scenario}_passivity_${scale}_$1ms.report" \
+            "$out/${scenario}_passivity_${scale}_$1ms"_r*.report; do
+            [ -s "$f" ] && field "$f" "$key"
+          done | tr '\n' ' '
+        }
+        awk -v a="$(peaks 0)" -v b="$(peaks 500)" -v s="$scale" -v n="$scenario" '
+          function median(list, v, k, i, j, t) {
+            k = split(list, v, " ")
+            for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+            return k % 2 ? v[(k + 1) / 2] : (v[k / 2] + v[k / 2 + 1]) / 2
+          }
+          BEGIN {
+            m0 = median(a); m5 = median(b)
+            printf "%s, passivity, scale %s: peak interaction at 500 ms / at 0 ms = %.2f (target ≤ 1.5), medians of the peaks at 500 ms: %sand at 0 ms: %s\n", n, s, m5 / m0, b, a
+            exit (m5 <= 1.5 * m0) ? 0 : 1 }' || status=1
       fi
     done
   done
