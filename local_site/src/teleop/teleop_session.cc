@@ -170,7 +170,6 @@ void TeleopSession::sample_loop() {
   ReflectionMethod method = ReflectionMethod::kNone;
   v1::TeleopIncrement message;
   double next_trace = 0.0;
-  std::int64_t model_last_ns = 0;
   std::int64_t last_sample_ns = 0;
   while (!stop_.load(std::memory_order_acquire) && !finished_.load()) {
     sleep_until_ns(deadline);
@@ -246,11 +245,8 @@ void TeleopSession::sample_loop() {
     if (model != nullptr) {
       // The model keeps the remote's pace: it advances by the time that really passed (a
       // late sample carries more than one period), at most 50 ms at once.
-      const double elapsed =
-          model_last_ns == 0 ? dt : static_cast<double>(now - model_last_ns) * 1e-9;
-      model_last_ns = now;
       model->step(increment.increment, increment.arm_angle_increment, increment.mode,
-                  increment.deadman && increment.valid, sent_in, std::min(elapsed, 0.05));
+                  increment.deadman && increment.valid, sent_in, std::min(since_last, 0.05));
       if (reflect_from_model_.load(std::memory_order_relaxed)) {
         F_m = model->wrench();
         other_in = model->slave_in();
