@@ -22,7 +22,7 @@
 # ports' energies against time), .report and .log per run, and OUT/table.md; prints the
 # tables. Targets, checked for the passivity rows: no bound breach, both ports passive (least
 # observed energy ≥ −0.01 J), the peak interaction (the door's torque, the wall's force) at
-# 500 ms at most 1.5× that at 0 ms (medians of REPEATS runs of each, default 3), the door
+# 500 ms at most 1.5× that at 0 ms (medians of REPEATS runs of each, default 5), the door
 # within ±3° of 45°, and the gripper on the wall (a peak contact force of 5 N or more). Exit
 # 1 if any is missed.
 #
@@ -30,7 +30,7 @@
 #                                  ["DOOR_TORQUE_SCALES"] ["SCENARIOS"] ["WALL_FORCE_SCALES"]
 #   defaults: build/release build/delay "0 50 150 250 500 1000" "none passivity wave"
 #   "0.01 0.05" "door wall" "0.002 0.004"
-# REPEATS (default 3) runs the passivity cells at 0 and 500 ms that many times.
+# REPEATS (default 5) runs the passivity cells at 0 and 500 ms that many times.
 # TETHER_GROUND_ARGS adds options to every tether-ground (e.g. "--coupling-damping 0.3").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -110,9 +110,11 @@ run() {
 }
 
 # The 500 ms / 0 ms comparison is of peaks, an extreme of each run: the wall's impact peak
-# alone varies 17-32 N between runs at one delay. So those two cells run REPEATS times
-# (default 3) and the ratio compares the medians.
-repeats=${REPEATS:-3}
+# at force scale 0.002 is bimodal, 17-18 N or 25-34 N, at 0 ms as at 500 ms (the gripper
+# settles or bounces on the rigid wall behind stiff servos), so that the ratio of three
+# runs' medians was 1.54 in one sweep and 1.05 over six. So those two cells run REPEATS times
+# (default 5) and the ratio compares the medians.
+repeats=${REPEATS:-5}
 rm -f "$out"/*ms_r[0-9]*.*
 compare=0
 [[ " $delays " == *" 0 "* && " $delays " == *" 500 "* && " $methods " == *" passivity "* ]] &&
