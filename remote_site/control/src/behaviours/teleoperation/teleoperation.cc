@@ -268,7 +268,7 @@ void Teleoperation::update(const TeleoperationParameters& parameters,
   double played_arm_angle = 0.0;
   // Adds what is left of the head sample (or up to `fraction` of it in all) and, once all of
   // it is in, retires it.
-  const auto play_head = [&](double fraction) {
+  const auto play_head = [&](double fraction) -> void {
     const HandControllerSample& sample = pending_[pending_head_];
     const double share = fraction - head_fraction_;
     last_mode_ = sample.mode.value_or(parameters.mode);
@@ -277,7 +277,7 @@ void Teleoperation::update(const TeleoperationParameters& parameters,
     played.tail<3>() += share * (R * sample.increment.tail<3>());
     played_arm_angle += share * sample.arm_angle_increment;
     head_fraction_ = fraction;
-    if (fraction < 1.0) return false;
+    if (fraction < 1.0) return;
     ++counters_.applied;
     counters_.last_sequence = sample.sequence;
     counters_.last_ground_time_ns = sample.ground_time_ns;
@@ -286,7 +286,6 @@ void Teleoperation::update(const TeleoperationParameters& parameters,
     head_fraction_ = 0.0;
     pending_head_ = (pending_head_ + 1) % pending_.size();
     --pending_size_;
-    return true;
   };
   const auto dt_ns = static_cast<std::int64_t>(context.dt * 1e9);
   const auto max_spread_ns = static_cast<std::int64_t>(kMaxSpread * 1e9);
@@ -300,12 +299,13 @@ void Teleoperation::update(const TeleoperationParameters& parameters,
     // velocity by a few per cent per cycle, rather than by a burst or a stop.
     const std::int64_t least = std::min(offset_min_current_, offset_min_previous_);
     const std::int64_t target = context.steady_ns - least - static_cast<std::int64_t>(delay * 1e9);
-    std::int64_t newest = 0;  // ground time of the newest motion received
-    for (std::size_t i = 0; i < pending_size_; ++i) {
-      newest = std::max<std::int64_t>(
-          newest, static_cast<std::int64_t>(
-                      pending_[(pending_head_ + i) % pending_.size()].ground_time_ns));
-    }
+    // Ground time of the newest motion received: the last sample waiting (they wait in
+    // sequence order, and the ground's clock is monotonic).
+    std::int64_t newest =
+        pending_size_ == 0
+            ? 0
+            : static_cast<std::int64_t>(
+                  pending_[(pending_head_ + pending_size_ - 1) % pending_.size()].ground_time_ns);
     if (!cursor_valid_) {
       // From the last sample played, or one period before the first.
       cursor_ = previous_ground_time_ns_ != 0 ? static_cast<std::int64_t>(previous_ground_time_ns_)
@@ -364,14 +364,13 @@ void Teleoperation::update(const TeleoperationParameters& parameters,
             std::clamp(static_cast<int>(std::lround(gap / context.dt)), 1, max_spread);
         spread_cycles_ = std::max(spread_cycles_, cycles);
       }
-      Vector6 before = played;
-      const double before_arm_angle = played_arm_angle;
       play_head(1.0);
-      spread_increment_ += played - before;
-      spread_arm_angle_ += played_arm_angle - before_arm_angle;
-      played = before;
-      played_arm_angle = before_arm_angle;
     }
+    // What was taken joins the motion being spread, which this cycle's share comes from.
+    spread_increment_ += played;
+    spread_arm_angle_ += played_arm_angle;
+    played.setZero();
+    played_arm_angle = 0.0;
   }
   // This cycle's share of the motion taken: all of it unless a late sample is being spread.
   const int share = std::max(spread_cycles_, 1);
