@@ -196,7 +196,9 @@ int main(int argc, char** argv) {
   cli::add_arm_options(app, arm_choice);
   std::string scene_name = "free";
   add_scene_option(app, scene_name);
-  for (const char* name : {"--arm", "--base", "--tool", "--scene"}) {
+  WristComplianceParameters wrist;
+  add_wrist_option(app, wrist);
+  for (const char* name : {"--arm", "--base", "--tool", "--scene", "--wrist-stiffness"}) {
     app.get_option(name)->group(arm_group);
   }
 
@@ -217,6 +219,7 @@ int main(int argc, char** argv) {
       if (arm_link_spec.empty()) {
         SimulationOptions sim_options;
         sim_options.scene = scene;
+        sim_options.wrist = wrist;
         sim_options.initial_position = default_initial_position(scene, arm_model);
         arm = std::make_unique<SimulatedArm>(arm_model, sim_options);
         options.arm_link = "embedded simulation, scene " + scene_name;
@@ -262,6 +265,7 @@ int main(int argc, char** argv) {
 
     SimulationOptions sim_options;
     sim_options.scene = scene;
+    sim_options.wrist = wrist;
     sim_options.initial_position = default_initial_position(scene, arm_model);
     SimulatedArm arm(arm_model, sim_options);
 

@@ -65,6 +65,8 @@ int main(int argc, char** argv) {
   cli::add_arm_options(app, arm_choice);
   std::string scene_name = "free";
   add_scene_option(app, scene_name);
+  WristComplianceParameters wrist;
+  add_wrist_option(app, wrist);
   SimArmServerOptions server_options;
   app.add_option("--bind", server_options.bind_address, "address to listen on (default 127.0.0.1)")
       ->option_text("ADDRESS")
@@ -102,6 +104,7 @@ int main(int argc, char** argv) {
     const ArmModel arm_model = arm_choice.load();
     SimulationOptions sim_options;
     sim_options.scene = scene;
+    sim_options.wrist = wrist;
     sim_options.initial_position = default_initial_position(scene, arm_model);
     SimulatedArm arm(arm_model, sim_options);
     SimArmServer server(arm, server_options);

@@ -109,6 +109,24 @@ void gripper_body(Writer& w, const ArmModel& arm, const MjcfScene& s) {
   const Vector3 moments(g.mass * (3.0 * r2 + l2) / 12.0, g.mass * (3.0 * r2 + l2) / 12.0,
                         0.5 * g.mass * r2);
   inertial(w, g.mass, g.center_of_mass, moments.asDiagonal(), "the gripper");
+  const WristComplianceParameters& c = s.wrist;
+  if (c.enabled) {  // checked by SimulatedArm (check_options)
+    // Six joints at the TOOL origin: the gripper's deflection from TOOL. The small armature
+    // (the sensor's tool plate) keeps the torsion mode of a light gripper slow against the
+    // physics step.
+    const char* axes[3] = {"1 0 0", "0 1 0", "0 0 1"};
+    const char* names[3] = {"x", "y", "z"};
+    for (int k = 0; k < 3; ++k) {
+      w.out() << "<joint name=\"wrist_" << names[k] << "\" type=\"slide\" pos=\"0 0 0\" axis=\""
+              << axes[k] << "\" stiffness=\"" << c.translational_stiffness << "\" damping=\""
+              << c.translational_damping << "\" armature=\"0.01\"/>\n";
+    }
+    for (int k = 0; k < 3; ++k) {
+      w.out() << "<joint name=\"wrist_r" << names[k] << "\" type=\"hinge\" pos=\"0 0 0\" axis=\""
+              << axes[k] << "\" stiffness=\"" << c.rotational_stiffness << "\" damping=\""
+              << c.rotational_damping << "\" armature=\"0.0005\"/>\n";
+    }
+  }
   w.out() << "<site name=\"ft_sensor\" pos=\"0 0 0\" quat=\"1 0 0 0\" size=\"0.01\"/>\n";
   w.out() << "<site name=\"proximity\"";
   w.pose(s.tool_T_sensor);

@@ -5,8 +5,11 @@
 // pose first (simulated_arm.cc), this unit only writes XML.
 //
 // Model layout the simulated arm relies on (names are part of the contract):
-//   bodies   arm_link_<i> (i = 0…6, moved by joint i), gripper (frame = TOOL), door
-//   joints   arm_joint_<i> (dofs 0…6, in order), door_hinge (dof 7, door scene only)
+//   bodies   arm_link_<i> (i = 0…6, moved by joint i), gripper (frame = TOOL when the
+//            wrist compliance is relaxed), door
+//   joints   arm_joint_<i> (dofs 0…6, in order), then wrist_<x|y|z>, wrist_r<x|y|z> (the
+//            wrist compliance, when enabled: slides then hinges along TOOL axes, on the
+//            gripper), then door_hinge (door scene only)
 //   sites    ft_sensor (TOOL origin and axes, on the gripper), proximity (frame L)
 //   sensors  ft_force, ft_torque at ft_sensor: the wrench the arm applies to the gripper
 //            subtree, in site axes, about the site
@@ -29,6 +32,7 @@ struct MjcfScene {
   SceneKind kind = SceneKind::kFreeSpace;
   double timestep = 0.0005;  // [s]
   GripperParameters gripper;
+  WristComplianceParameters wrist;
   // TOOL pose at the initial configuration (the door weld's relative pose follows from it).
   Frame base_T_tool;
   DoorParameters door;

@@ -3,6 +3,8 @@
 #include <Eigen/SVD>
 #include <array>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -36,6 +38,42 @@ std::optional<SceneKind> scene_from_name(std::string_view name) {
   if (name == "obstacles") return SceneKind::kObstacles;
   if (name == "proximity") return SceneKind::kProximityTarget;
   return std::nullopt;
+}
+
+WristComplianceParameters wrist_compliance_from_spec(std::string_view spec) {
+  WristComplianceParameters out;
+  if (spec == "default") return out;
+  if (spec == "rigid") {
+    out.enabled = false;
+    return out;
+  }
+  const auto fail = [&](const std::string& problem) {
+    throw std::invalid_argument("wrist stiffness '" + std::string(spec) + "': " + problem +
+                                " (expected rigid, default or K_T:K_R, e.g. 5000:500)");
+  };
+  const std::size_t colon = spec.find(':');
+  if (colon == std::string_view::npos) fail("no ':' between K_T and K_R");
+  const auto number = [&](std::string_view text, const char* name, double low, double high) {
+    const std::string copy(text);
+    char* end = nullptr;
+    const double value = std::strtod(copy.c_str(), &end);
+    if (copy.empty() || end != copy.c_str() + copy.size() || !std::isfinite(value)) {
+      fail(std::string(name) + " '" + copy + "' is not a number");
+    }
+    if (value < low || value > high) {
+      char range[64];
+      std::snprintf(range, sizeof(range), "[%.10g, %.10g]", low, high);
+      fail(std::string(name) + " = " + copy + " is outside " + range);
+    }
+    return value;
+  };
+  const double k_t = number(spec.substr(0, colon), "K_T [N/m]", 100.0, 1e7);
+  const double k_r = number(spec.substr(colon + 1), "K_R [N·m/rad]", 1.0, 1e5);
+  out.translational_damping *= std::sqrt(k_t / out.translational_stiffness);
+  out.rotational_damping *= std::sqrt(k_r / out.rotational_stiffness);
+  out.translational_stiffness = k_t;
+  out.rotational_stiffness = k_r;
+  return out;
 }
 
 bool solve_tool_pose(const KinematicModel& model, const Frame& base_T_tool, double arm_angle,

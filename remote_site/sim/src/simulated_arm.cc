@@ -76,6 +76,19 @@ void check_options(const ArmModel& arm, const SimulationOptions& o, const JointV
     throw std::invalid_argument(
         "SimulatedArm: proximity sensor needs range > 0, beam_offset > 0, a finite frame");
   }
+  if (o.wrist.enabled) {
+    const auto check = [](const char* name, double value, bool positive) {
+      if (!std::isfinite(value) || value < 0.0 || (positive && value == 0.0)) {
+        throw std::invalid_argument(std::string("SimulatedArm: wrist compliance ") + name + " = " +
+                                    std::to_string(value) + ": must be finite and " +
+                                    (positive ? "> 0" : "≥ 0"));
+      }
+    };
+    check("translational_stiffness [N/m]", o.wrist.translational_stiffness, true);
+    check("rotational_stiffness [N·m/rad]", o.wrist.rotational_stiffness, true);
+    check("translational_damping [N·s/m]", o.wrist.translational_damping, false);
+    check("rotational_damping [N·m·s/rad]", o.wrist.rotational_damping, false);
+  }
   if (!(o.wall.clearance >= 0.0)) {
     throw std::invalid_argument("SimulatedArm: wall clearance must be ≥ 0");
   }
@@ -107,6 +120,8 @@ struct SimulatedArm::Impl {
   int proximity_site = 0;
   int door_qpos = -1;
   int door_dof = -1;
+  std::array<int, 6> wrist_qpos{-1, -1, -1, -1, -1, -1};  // wrist_x … wrist_rz, if enabled
+  std::array<int, 6> wrist_dof{-1, -1, -1, -1, -1, -1};
   JointVector kp = JointVector::Zero();
   JointVector kd = JointVector::Zero();
   JointVector lower, upper;
@@ -236,6 +251,7 @@ SimulatedArm::SimulatedArm(const ArmModel& arm, const SimulationOptions& options
   scene.kind = options.scene;
   scene.timestep = options.timestep;
   scene.gripper = options.gripper;
+  scene.wrist = options.wrist;
   scene.base_T_tool = s.base_T_tool0;
   scene.door = options.door;
   scene.tool_T_sensor = options.proximity_sensor.tool_T_sensor;
@@ -297,6 +313,28 @@ SimulatedArm::SimulatedArm(const ArmModel& arm, const SimulationOptions& options
   for (int i = 0; i < kArmDof; ++i) s.d->qpos[i] = s.q0[i];
   s.q_from = s.q0;
   s.q_to = s.q0;
+  if (options.wrist.enabled) {
+    const char* names[6] = {"wrist_x", "wrist_y", "wrist_z", "wrist_rx", "wrist_ry", "wrist_rz"};
+    for (std::size_t k = 0; k < 6; ++k) {
+      const int joint = find(s.m.get(), mjOBJ_JOINT, names[k]);
+      s.wrist_qpos[k] = s.m->jnt_qposadr[joint];
+      s.wrist_dof[k] = s.m->jnt_dofadr[joint];
+    }
+  }
+  if (options.wrist.enabled) {
+    // The springs carry the gripper's weight undeflected at the initial posture (their rest
+    // positions preloaded, as the TOOL frame is calibrated with the gripper mounted), so
+    // TOOL is where the gripper is at the start, the door's weld starts satisfied and the
+    // sensor reads the gripper's weight in every scene; elsewhere the gripper deflects by the
+    // change of its load over the stiffness. At rest the passive spring force −K (q − q_spring)
+    // balances the bias forces (gravity): at q = 0, K q_spring = bias.
+    mj_forward(s.m.get(), s.d.get());
+    for (std::size_t k = 0; k < 6; ++k) {
+      const double stiffness =
+          k < 3 ? options.wrist.translational_stiffness : options.wrist.rotational_stiffness;
+      s.m->qpos_spring[s.wrist_qpos[k]] = s.d->qfrc_bias[s.wrist_dof[k]] / stiffness;
+    }
+  }
   // Twice: the servo controls need the bias forces of the initial state.
   mj_forward(s.m.get(), s.d.get());
   s.set_servo_controls(0.0);
@@ -404,6 +442,14 @@ const GripperParameters& SimulatedArm::gripper() const { return impl_->options.g
 const JointVector& SimulatedArm::servo_stiffness() const { return impl_->kp; }
 const JointVector& SimulatedArm::servo_damping() const { return impl_->kd; }
 double SimulatedArm::physics_step_time() const { return impl_->step_time; }
+Vector6 SimulatedArm::wrist_deflection() const {
+  Vector6 out = Vector6::Zero();
+  for (std::size_t k = 0; k < 6; ++k) {
+    if (impl_->wrist_qpos[k] >= 0) out[static_cast<int>(k)] = impl_->d->qpos[impl_->wrist_qpos[k]];
+  }
+  return out;
+}
+
 const std::string& SimulatedArm::mjcf() const { return impl_->xml; }
 
 }  // namespace tether::remote

@@ -62,7 +62,7 @@ TEST(MjcfBuilder, BodyChainReproducesTetherForwardKinematicsForBothArms) {
     const auto sim = compile(
         build_mjcf(arm.model, scene_at(arm.model, JointVector::Zero(), SceneKind::kFreeSpace)));
     ASSERT_NE(sim->m, nullptr) << sim->error;
-    ASSERT_EQ(sim->m->nq, 7);
+    ASSERT_EQ(sim->m->nq, 7 + 6);  // the arm, then the wrist compliance (relaxed: q = 0)
     const int gripper = mj_name2id(sim->m, mjOBJ_BODY, "gripper");
     const int site = mj_name2id(sim->m, mjOBJ_SITE, "ft_sensor");
     ASSERT_GE(gripper, 0);
@@ -176,7 +176,9 @@ TEST(MjcfBuilder, DoorWeldHoldsTheHandleWhereTheGripperIsAtTheInitialPosture) {
     const JointVector q = default_initial_position(SceneKind::kDoor, arm.model);
     const auto sim = compile(build_mjcf(arm.model, scene_at(arm.model, q, SceneKind::kDoor)));
     ASSERT_NE(sim->m, nullptr) << sim->error;
-    ASSERT_EQ(sim->m->nq, 8);
+    ASSERT_EQ(sim->m->nq, 7 + 6 + 1);  // the arm, the wrist compliance, the door's hinge
+    const int hinge = sim->m->jnt_qposadr[mj_name2id(sim->m, mjOBJ_JOINT, "door_hinge")];
+    ASSERT_EQ(hinge, 13);
     for (int i = 0; i < 7; ++i) sim->d->qpos[i] = q[i];
     mj_forward(sim->m, sim->d);
     int rows = 0;
@@ -188,7 +190,7 @@ TEST(MjcfBuilder, DoorWeldHoldsTheHandleWhereTheGripperIsAtTheInitialPosture) {
     EXPECT_EQ(rows, 6);
     // A misplaced weld would show at once: open the door in the model by 10° and the
     // constraint is violated.
-    sim->d->qpos[7] = 10.0 * kDeg;
+    sim->d->qpos[hinge] = 10.0 * kDeg;
     mj_forward(sim->m, sim->d);
     double violation = 0.0;
     for (int r = 0; r < sim->d->nefc; ++r) {

@@ -157,5 +157,39 @@ TEST(SceneKindNames, NameEveryScene) {
   EXPECT_STREQ(to_string(SceneKind::kProximityTarget), "proximity target");
 }
 
+TEST(WristComplianceSpec, ReadsRigidDefaultAndStiffnessPairsWithTheDampingRatioKept) {
+  EXPECT_FALSE(wrist_compliance_from_spec("rigid").enabled);
+  const WristComplianceParameters d = wrist_compliance_from_spec("default");
+  EXPECT_TRUE(d.enabled);
+  EXPECT_EQ(d.translational_stiffness, WristComplianceParameters{}.translational_stiffness);
+  const WristComplianceParameters w = wrist_compliance_from_spec("20000:2000");
+  EXPECT_TRUE(w.enabled);
+  EXPECT_EQ(w.translational_stiffness, 20000.0);
+  EXPECT_EQ(w.rotational_stiffness, 2000.0);
+  // Four times stiffer, twice the damping: the same damping ratio on the same gripper.
+  EXPECT_DOUBLE_EQ(w.translational_damping, 2.0 * d.translational_damping);
+  EXPECT_DOUBLE_EQ(w.rotational_damping, 2.0 * d.rotational_damping);
+}
+
+TEST(WristComplianceSpec, RejectsASpecNamingThePartItsValueAndTheRange) {
+  const auto message = [](const char* spec) -> std::string {
+    try {
+      wrist_compliance_from_spec(spec);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  EXPECT_EQ(message("5000"),
+            "wrist stiffness '5000': no ':' between K_T and K_R (expected rigid, default or "
+            "K_T:K_R, e.g. 5000:500)");
+  EXPECT_NE(message("50:500").find("K_T [N/m] = 50 is outside [100, 10000000]"), std::string::npos)
+      << message("50:500");
+  EXPECT_NE(message("5000:abc").find("K_R [N·m/rad] 'abc' is not a number"), std::string::npos)
+      << message("5000:abc");
+  EXPECT_NE(message("5000:1e6").find("outside [1, 100000]"), std::string::npos)
+      << message("5000:1e6");
+}
+
 }  // namespace
 }  // namespace tether::remote

@@ -15,6 +15,14 @@ namespace {
 using testing::kDeg;
 using testing::kPi;
 
+// The gripper's rotation on its wrist hinges (x, then y, then z about the moved axes).
+Matrix3 wrist_rotation(const Vector6& deflection) {
+  return (Eigen::AngleAxisd(deflection[3], Vector3::UnitX()) *
+          Eigen::AngleAxisd(deflection[4], Vector3::UnitY()) *
+          Eigen::AngleAxisd(deflection[5], Vector3::UnitZ()))
+      .toRotationMatrix();
+}
+
 SimulationOptions scene_options(SceneKind kind) {
   SimulationOptions options;
   options.scene = kind;
@@ -136,7 +144,8 @@ TEST(SimulatedArmWrench, AtRestReadsTheGrippersWeightUpwardsInToolAxes) {
     const ArmState s = testing::run(
         sim, 0.2, [&](double, const ArmState&) { return testing::hold(sim.initial_position()); });
     ASSERT_TRUE(s.wrench_valid);
-    const Matrix3& R = sim.initial_tool_pose().R;
+    // The sensor rides on the gripper, turned by its deflection on the wrist compliance.
+    const Matrix3 R = sim.initial_tool_pose().R * wrist_rotation(sim.wrist_deflection());
     const Vector3 f = R.transpose() * Vector3(0.0, 0.0, sim.gripper().mass * 9.81);
     const Vector3 tau = sim.gripper().center_of_mass.cross(f);
     EXPECT_LT((s.wrench.head<3>() - f).norm(), 1e-3) << s.wrench.transpose();
@@ -144,6 +153,53 @@ TEST(SimulatedArmWrench, AtRestReadsTheGrippersWeightUpwardsInToolAxes) {
     // The initial posture points TOOL x down: the weight reads along TOOL −x.
     EXPECT_NEAR(s.wrench[0], -0.8 * 9.81, 1e-3);
   }
+}
+
+TEST(SimulatedArmWrist, TheGripperDeflectsByTheChangeOfItsLoadOverTheWristStiffness) {
+  for (const auto& arm : testing::shipped_arms()) {
+    SCOPED_TRACE(arm.name);
+    SimulatedArm sim(arm.model);
+    const WristComplianceParameters& wrist = sim.options().wrist;
+    ASSERT_TRUE(wrist.enabled);  // the default: the seed's arm had a compliant wrist and grasp
+    // At the initial posture the springs carry the gripper's weight undeflected.
+    const JointVector q0 = sim.initial_position();
+    testing::run(sim, 0.3, [&](double, const ArmState&) { return testing::hold(q0); });
+    EXPECT_LT(sim.wrist_deflection().norm(), 1e-6) << sim.wrist_deflection().transpose();
+    // Turn the last joint by 90°: gravity moves from TOOL x to another TOOL axis, and the
+    // gripper gives by the change of its weight (and of its moment) over the stiffness.
+    JointVector q1 = q0;
+    q1[6] += 90.0 * kDeg;
+    const double t0 = sim.time();
+    testing::run(sim, 1.5, [&](double t, const ArmState&) {
+      return testing::hold(q0 + std::min(1.0, (t - t0) / 0.5) * (q1 - q0));
+    });
+    const KinematicModel model(arm.model);
+    const auto load = [&](const JointVector& q) {
+      KinematicState state;
+      forward_kinematics(model, q, state);
+      Vector6 w;
+      w.head<3>() = state.tool.R.transpose() * Vector3(0.0, 0.0, -sim.gripper().mass * 9.81);
+      w.tail<3>() = sim.gripper().center_of_mass.cross(Vector3(w.head<3>()));
+      return w;
+    };
+    const Vector6 change = load(q1) - load(q0);
+    const Vector6 d = sim.wrist_deflection();
+    EXPECT_LT((d.head<3>() - change.head<3>() / wrist.translational_stiffness).norm(), 2e-5)
+        << d.transpose();
+    EXPECT_LT((d.tail<3>() - change.tail<3>() / wrist.rotational_stiffness).norm(), 2e-5)
+        << d.transpose();
+    EXPECT_GT(d.head<3>().norm(), 1e-3);  // 0.8 kg turned by 90° on 5 kN/m: 2.2 mm
+  }
+}
+
+TEST(SimulatedArmWrist, ARigidWristHasNoComplianceJointsAndNoDeflection) {
+  SimulationOptions options;
+  options.wrist = wrist_compliance_from_spec("rigid");
+  SimulatedArm sim(load_default_arm(), options);
+  EXPECT_EQ(sim.mjcf().find("wrist_x"), std::string::npos);
+  testing::run(sim, 0.2,
+               [&](double, const ArmState&) { return testing::hold(sim.initial_position()); });
+  EXPECT_EQ(sim.wrist_deflection(), Vector6::Zero());
 }
 
 // Tool poses pushed `depth` along TOOL +z from the initial one, as joint commands.
@@ -162,7 +218,7 @@ TEST(SimulatedArmWrench, PressingIntoTheWallReadsForceIntoTheWall) {
   EXPECT_NEAR((wall.p - sim.initial_tool_pose().p).norm(), 0.12 + 0.03, 1e-12);
   const JointVector q0 = sim.initial_position();
   double force_before = 0.0;
-  for (const double beyond : {0.001, 0.003}) {
+  for (const double beyond : {0.002, 0.005}) {
     const JointVector q1 = pushed(sim, 0.03 + beyond);
     // Approach over 1 s, then hold.
     const double t0 = sim.time();
@@ -176,11 +232,14 @@ TEST(SimulatedArmWrench, PressingIntoTheWallReadsForceIntoTheWall) {
     EXPECT_GT(s.wrench[2], 5.0);
     EXPECT_GT(s.wrench[2], force_before);
     force_before = s.wrench[2];
-    // The wall stops the tip: the TOOL advanced by the clearance, not by the command.
+    // The wall stops the tip: the TOOL advanced by the clearance, not by the command, less
+    // what the gripper gives on its wrist compliance (F / K_T along TOOL z).
     KinematicState state;
     forward_kinematics(KinematicModel(sim.model()), s.position, state);
     const double advance = (state.tool.p - sim.initial_tool_pose().p).dot(state.tool.R.col(2));
-    EXPECT_NEAR(advance, 0.03, 0.002);
+    const double give = sim.wrist_deflection()[2];
+    EXPECT_NEAR(give, -s.wrench[2] / sim.options().wrist.translational_stiffness, 2e-4);
+    EXPECT_NEAR(advance + give, 0.03, 0.002);
   }
 }
 
@@ -310,6 +369,14 @@ TEST(SimulatedArmOptions, RejectsBadOptionsWithContext) {
                      state);
   options.obstacles.spheres = {{state.elbow, 0.05}};
   EXPECT_NE(message(options).find("starts in contact"), std::string::npos) << message(options);
+
+  options = SimulationOptions{};
+  options.wrist.rotational_stiffness = 0.0;
+  EXPECT_EQ(message(options),
+            "SimulatedArm: wrist compliance rotational_stiffness [N·m/rad] = 0.000000: must be "
+            "finite and > 0");
+  options.wrist.enabled = false;  // a rigid wrist ignores its springs
+  EXPECT_EQ(message(options), "accepted");
 
   SimulatedArm wall(arm, scene_options(SceneKind::kWall));
   EXPECT_THROW(wall.hinge_in_tool(), std::logic_error);

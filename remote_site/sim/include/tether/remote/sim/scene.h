@@ -52,6 +52,32 @@ struct GripperParameters {
   double grasp_depth = 0.10;  // [m] grasp point (between the fingers) along TOOL +z
 };
 
+// The compliance between the flange and the gripper: the wrist force/torque sensor's own
+// elasticity, the gripper's mount and a servoed gripper's grasp (fingers, pads, its drive),
+// lumped into one 6-D spring-damper at the TOOL origin along TOOL axes, so the gripper (and
+// what it holds) deflects from the TOOL frame the arm's kinematics reports. The wrist sensor
+// measures the wrench carried through it. Springs and dampers are per axis, uncoupled.
+//
+// Why it matters: an admittance loop of period Δt and mass M is stable only against an
+// environment stiffness below roughly M/Δt² (the extended-task-space patent's door at 20 ms,
+// M = 10 kg, 2 kg·m²: 25 kN/m and 5 kN·m/rad). A welded grasp behind stiff joint servos is
+// far stiffer; this compliance sets the stiffness the loop meets. The defaults come from the
+// stiffness sweep in README "Door experiment" (deploy/compliance-sweep.sh), a margin below
+// the stability edge at 20 ms, within published figures for a servoed gripper's grasp.
+struct WristComplianceParameters {
+  bool enabled = true;
+  double translational_stiffness = 5000.0;  // [N/m]
+  double rotational_stiffness = 500.0;      // [N·m/rad]
+  double translational_damping = 60.0;      // [N·s/m]
+  double rotational_damping = 1.0;          // [N·m·s/rad]
+};
+
+// The wrist compliance the command-line tools' --wrist-stiffness takes: "rigid" (disabled),
+// "default", or "K_T:K_R" — translational [N/m] within [100, 1e7] and rotational [N·m/rad]
+// within [1, 1e5] stiffness, the dampings scaled with √K from the defaults (the same
+// damping ratio). Throws std::invalid_argument naming the part, its value and its range.
+WristComplianceParameters wrist_compliance_from_spec(std::string_view spec);
+
 // A door that opens towards the robot (a "pull" door). Its hinge axis is vertical, the
 // panel's mid-plane is perpendicular to the initial TOOL z axis and `handle_standoff`
 // beyond the grasp point, and the hinge lies `handle_to_hinge` from the grasp point along
@@ -121,6 +147,7 @@ struct SimulationOptions {
   std::optional<JointVector> initial_position;
   double timestep = 0.0005;  // [s] physics step, one servo update per step
   GripperParameters gripper;
+  WristComplianceParameters wrist;
   DoorParameters door;
   WallParameters wall;
   ObstacleParameters obstacles;

@@ -9,7 +9,9 @@
 // (effort / 400 s⁻², within [0.02, 0.5] kg·m²: iiwa7 0.44 at the base, 0.1 at the wrist) and
 // a small viscous friction (effort / 100 s). Links are capsules between joint origins; they
 // collide with scene objects, never with each other. The gripper (GripperParameters) hangs
-// below a wrist force/torque sensor at the TOOL origin.
+// below a wrist force/torque sensor at the TOOL origin, on a 6-D spring-damper that lumps the
+// compliance of the sensor, the gripper's mount and its grasp (WristComplianceParameters,
+// default on; the door's handle is welded to the gripper, so the grasp yields through it).
 //
 // Joint servos, as a manufacturer's controller would run them. At every physics step
 // (default 0.5 ms, implicit integration) each joint applies
@@ -90,6 +92,11 @@ class SimulatedArm final : public ArmInterface {
   // Servo gains K_p [N·m/rad] and K_d [N·m·s/rad] per joint.
   const JointVector& servo_stiffness() const;
   const JointVector& servo_damping() const;
+
+  // The gripper's deflection on its wrist compliance [m, rad]: translation then rotation
+  // (small-angle, about TOOL axes) of the gripper from the TOOL frame, in TOOL axes; zero
+  // when the compliance is off (WristComplianceParameters::enabled).
+  Vector6 wrist_deflection() const;
 
   // Wall-clock time the last advance_to() spent in the physics [s].
   double physics_step_time() const;
