@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "tether/common/units.h"
@@ -31,9 +32,14 @@ SimulatedArm make_arm(SceneKind scene, const ArmModel& model) {
   return SimulatedArm(model, options);
 }
 
-TaskRunRecord run_door(const TaskParameters& task, double seconds, HandControllerScript hand = {}) {
+TaskRunRecord run_door(const TaskParameters& task, double seconds, HandControllerScript hand = {},
+                       std::optional<WristComplianceParameters> wrist = std::nullopt) {
   const ArmModel model = load_default_arm();
-  SimulatedArm arm = make_arm(SceneKind::kDoor, model);
+  SimulationOptions options;
+  options.scene = SceneKind::kDoor;
+  options.initial_position = default_initial_position(SceneKind::kDoor, model);
+  if (wrist) options.wrist = *wrist;
+  SimulatedArm arm(model, options);
   // The task's MOTION frame is the scene's hinge: the experiment is only meaningful if so.
   const Frame hinge = arm.hinge_in_tool();
   EXPECT_LT((hinge.p - task.tool_T_motion.p).norm(), 1e-9);
@@ -42,6 +48,15 @@ TaskRunRecord run_door(const TaskParameters& task, double seconds, HandControlle
   run.duration = seconds;
   run.hand_controller = std::move(hand);
   return run_task(arm, task, run);
+}
+
+// The largest of `v` after task time `from`: what rings once the start's transient is over.
+double peak_after(const TaskRunRecord& r, const std::vector<double>& v, double from) {
+  double peak = 0.0;
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    if (r.time[k] > from) peak = std::max(peak, v[k]);
+  }
+  return peak;
 }
 
 double value_at(const TaskRunRecord& r, const std::vector<double>& v, double time) {
@@ -200,6 +215,73 @@ TEST(DoorExperiment, SharedControlWithoutAHandControllerStreamStopsAtTheStallCap
   EXPECT_EQ(r.final_state, ExecutorState::kStopped);
 }
 
+// ---- the seed's own sample time --------------------------------------------------------
+// The three variants at 20 ms with the seed's M, B and K and raw wrench samples, on the
+// simulated arm's default wrist compliance (scene.h, README "Door experiment"): the same
+// outcomes as at 1 ms, and nothing rings once the start is over.
+
+TEST(DoorAt20Ms, ForceControlWith18NmOpensTheDoorAsAt1Ms) {
+  const TaskParameters task = shipped("door_force_20ms");
+  ASSERT_EQ(task.period, 0.02);
+  const TaskRunRecord r = run_door(task, 4.0);
+  EXPECT_FALSE(r.breach) << describe(r.breach);
+  EXPECT_EQ(r.final_state, ExecutorState::kRunning);
+  EXPECT_EQ(r.cycles, 201u);
+  EXPECT_NEAR(r.aux0.back(), 47.0 * kDeg, 2.0 * kDeg);
+  const double rate = (value_at(r, r.aux0, 3.5) - value_at(r, r.aux0, 2.5)) / 1.0;
+  EXPECT_NEAR(rate, 18.0 / 80.0, 0.03);
+  EXPECT_LT(peak_after(r, r.force, 0.5), 2.0);
+  EXPECT_LT(peak_after(r, r.torque, 0.5), 3.0);
+}
+
+TEST(DoorAt20Ms, SpringTrajectoryOpensTheDoorTo35DegreesFastFirstThenSlower) {
+  const TaskRunRecord r = run_door(shipped("door_spring_20ms"), 60.0);
+  EXPECT_FALSE(r.breach) << describe(r.breach);
+  EXPECT_NEAR(r.aux0.back(), 35.0 * kDeg, 1.0 * kDeg);
+  EXPECT_LT(std::abs(r.aux0.back() - value_at(r, r.aux0, 55.0)), 0.1 * kDeg);
+  const double early = value_at(r, r.aux0, 5.0) - value_at(r, r.aux0, 0.0);
+  const double late = value_at(r, r.aux0, 30.0) - value_at(r, r.aux0, 25.0);
+  EXPECT_GT(early, 3.0 * late);
+  EXPECT_LT(r.peak_torque, 5.0);
+  EXPECT_LT(peak_after(r, r.force, 0.5), 2.0);
+}
+
+TEST(DoorAt20Ms, SharedControlFollowsTheOperatorsRotationAboutTheHinge) {
+  const double rate = 15.0 * kDeg;
+  auto hand = [rate](double time, double dt) {
+    HandControllerSample s;
+    if (time < 3.0) s.increment[3] = rate * dt;
+    return s;
+  };
+  const TaskRunRecord r = run_door(shipped("door_shared_20ms"), 4.0, hand);
+  EXPECT_FALSE(r.breach) << describe(r.breach);
+  EXPECT_NEAR(r.aux0.back(), 45.0 * kDeg, 3.0 * kDeg);
+  EXPECT_LT(std::abs(r.aux0.back() - value_at(r, r.aux0, 3.3)), 0.5 * kDeg);
+  EXPECT_EQ(r.teleoperation.lost, 0u);
+  EXPECT_EQ(r.teleoperation.duplicates, 0u);
+  EXPECT_EQ(r.teleoperation.applied, 200u);
+  EXPECT_LT(r.peak_force, 20.0);
+}
+
+TEST(DoorAt20Ms, ARigidGraspBreachesTheForceBoundWithinAFewSamples) {
+  // Why the compliance is modelled: a weld behind stiff joint servos is far stiffer than
+  // the ≈ 0.7 M/Δt² the 20 ms admittance loop tolerates, and the force grows sample by sample.
+  const TaskRunRecord r =
+      run_door(shipped("door_force_20ms"), 1.0, {}, wrist_compliance_from_spec("rigid"));
+  EXPECT_EQ(r.breach.cause, BreachCause::kForce) << describe(r.breach);
+  EXPECT_LE(r.breach.time, 0.2);
+  EXPECT_LT(r.aux0.back(), 5.0 * kDeg);
+}
+
+TEST(DoorAt20Ms, AStifferWristRingsAndOpensTheDoorTooFar) {
+  // The sweep's edge (deploy/compliance-sweep.sh): at twice the default stiffness the loop
+  // is still bounded but rings, and the door overshoots what force control would give.
+  WristComplianceParameters stiff = wrist_compliance_from_spec("10000:1000");
+  const TaskRunRecord r = run_door(shipped("door_force_20ms"), 4.0, {}, stiff);
+  EXPECT_GT(peak_after(r, r.force, 0.5), 5.0);
+  EXPECT_GT(r.aux0.back(), 49.0 * kDeg);
+}
+
 TEST(SeedPeriod, ATrajectorySampledAt20MsTracksOnTheSimulatedArm) {
   const ArmModel model = load_default_arm();
   SimulatedArm arm = make_arm(SceneKind::kFreeSpace, model);
@@ -263,8 +345,15 @@ TEST(WallScene, AStopPressingTheWallBuildsNoForceAndThePressResumesAfterAReset) 
               r.peak_force_running, r.peak_force_holding, r.force_at_reset);
   EXPECT_GT(r.peak_force_running, 9.0);
   EXPECT_LE(r.peak_force_holding, r.peak_force_running * 1.2);
-  // A rigid hold would keep pressing with the reference 10 N.
-  EXPECT_LT(r.force_at_reset, 0.5 * task.force_control.reference_wrench[2]);
+  // A rigid hold would keep pressing with the reference 10 N. The compliant stop yields to
+  // what exceeds its 2 N deadband against its hold spring (B/0.25 s = 8 kN/m here), which
+  // shares the retreat with the gripper's wrist compliance (5 kN/m) in series:
+  // F = 2 + (10 − 2)·8/(8 + 5) ≈ 6.9 N (against a rigid grasp it unloads to about 3 N).
+  const double k_hold = task.impedance.damping[2] / 0.25;
+  const double k_wrist = WristComplianceParameters{}.translational_stiffness;
+  const double f_r = task.force_control.reference_wrench[2];
+  EXPECT_NEAR(r.force_at_reset, 2.0 + (f_r - 2.0) * k_hold / (k_hold + k_wrist), 1.0);
+  EXPECT_LT(r.force_at_reset, 0.75 * f_r);
   EXPECT_EQ(r.reset, ResetOutcome::kAccepted);
   EXPECT_FALSE(r.breach_again) << describe(r.breach_again);
   EXPECT_EQ(r.state_again, ExecutorState::kRunning);
