@@ -31,6 +31,7 @@ dpkg-deb --contents "$deb" | awk '{ print $6 }' >"$work/contents"
 for path in ./usr/bin/tether-remote ./usr/bin/tether ./usr/bin/tether-ground ./usr/bin/tether-make-pki \
             ./usr/share/tether/arms/iiwa7.urdf ./usr/share/tether/tasks/door_force.textproto \
             ./usr/share/tether/scripts/rotate_door.hcscript \
+            ./usr/share/tether/commands/open-door.textproto \
             ./usr/lib/systemd/system/tether-remote@.service; do
   grep -qx "$path" "$work/contents" || fail "$path is not in the package"
 done
@@ -88,6 +89,9 @@ console upload /usr/share/tether/tasks/door_force.textproto --scene door >/dev/n
   fail "tether upload"
 console start door_force --wait-seconds 1 || fail "tether start"
 console stop >/dev/null || fail "tether stop"
+# A task command from the installed commands folder, expanded and sent like any set.
+console do open-door --mode spring --angle 30 --upload --no-preview >/dev/null ||
+  fail "tether do open-door (installed commands)"
 trail=$(console audit) || fail "tether audit"
 grep -q "packager (operator)  StartTask  door_force@1  OK" <<<"$trail" || fail "tether audit: $trail"
 [ -s "/var/lib/tether/$site/door_force.textproto" ] || fail "the task was not stored in the state directory"

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -11,6 +12,8 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
 #include <stdexcept>
 #include <string_view>
 #include <thread>
@@ -18,12 +21,14 @@
 #include "tether/cli/options.h"
 #include "tether/common/kinematics.h"
 #include "tether/common/units.h"
+#include "tether/local/commands/task_command.h"
 #include "tether/local/console/p_warning.h"
 #include "tether/local/console/preview.h"
 #include "tether/local/console/recording.h"
 #include "tether/local/ground/ground_station.h"
 #include "tether/local/link/remote_site_client.h"
 #include "tether/proto/convert.h"
+#include "tether/proto/task_diff.h"
 #include "tether/proto/task_io.h"
 #include "tether/remote/sim/scene.h"
 #include "tether/remote/task/validation.h"
@@ -48,6 +53,7 @@ struct Globals {
 struct Parsed {
   std::map<std::string, std::string> options;  // --name -> value ("" for flags)
   std::vector<std::string> positional;
+  ArgumentValues task_arguments;  // `tether do`: the task command's arguments, name -> value
   bool has(const std::string& name) const { return options.count(name) != 0; }
   std::string get(const std::string& name, const std::string& fallback = "") const {
     const auto it = options.find(name);
@@ -63,11 +69,27 @@ struct Parsed {
   }
 };
 
+// What `tether do` needs before the command line is parsed: the options of `do COMMAND` are
+// COMMAND's arguments, which only the commands folder knows.
+struct DoCommands {
+  bool active = false;    // the command line's command is `do`
+  std::string directory;  // --commands DIR, else default_commands_directory()
+  std::string name;       // the task command named, if any
+  std::optional<CommandLibrary> library;
+  std::exception_ptr error;  // the folder could not be used (CommandFileError, or a file
+                             // system error)
+
+  const TaskCommand* command() const {
+    return library && !name.empty() ? library->find(name) : nullptr;
+  }
+};
+
 struct Context {
   Globals globals;
   Parsed args;
   std::ostream& out;
   std::ostream& err;
+  const DoCommands* do_commands = nullptr;
 };
 
 // A command's option: a flag (no value_name) or an option with one value, which `check`
@@ -222,20 +244,17 @@ int cmd_preview(Context& c) {
   return report.breach ? kExitBreachPredicted : kExitOk;
 }
 
-int cmd_upload(Context& c) {
-  const std::string& path = c.args.positional[0];
-  const PreviewOptions options = preview_options(c.args);
-  TaskParameters task = load_valid_task(path, options.arm, c.err);
-  std::string name = c.args.get("--name", task.name);
-  if (name.empty()) name = std::filesystem::path(path).stem().string();
-  if (task.name.empty()) task.name = name;
+// Previews a validated task (unless --no-preview) and stores it on the remote site as
+// `name` (--replace overwrites): `tether upload` and `tether do --upload`. A predicted
+// breach refuses the upload unless `force`; `overrides` tells the operator how to proceed.
+int upload_task(Context& c, const TaskParameters& task, const std::string& name,
+                const PreviewOptions& options, bool force, const char* overrides) {
   if (!c.args.has("--no-preview")) {
     const PreviewReport report = preview_task(task, options);
     c.out << format_preview(report);
-    if (report.breach && !c.args.has("--force")) {
-      c.err << "tether: not uploading '" << name
-            << "': the preview predicts a bound breach (--force uploads anyway, --no-preview "
-               "skips the preview)\n";
+    if (report.breach && !force) {
+      c.err << "tether: not uploading '" << name << "': the preview predicts a bound breach ("
+            << overrides << ")\n";
       return kExitBreachPredicted;
     }
   }
@@ -243,6 +262,17 @@ int cmd_upload(Context& c) {
   c.out << "uploaded '" << result.name << "' (revision " << result.revision << ") to "
         << c.globals.remote << '\n';
   return kExitOk;
+}
+
+int cmd_upload(Context& c) {
+  const std::string& path = c.args.positional[0];
+  const PreviewOptions options = preview_options(c.args);
+  TaskParameters task = load_valid_task(path, options.arm, c.err);
+  std::string name = c.args.get("--name", task.name);
+  if (name.empty()) name = std::filesystem::path(path).stem().string();
+  if (task.name.empty()) task.name = name;
+  return upload_task(c, task, name, options, c.args.has("--force"),
+                     "--force uploads anyway, --no-preview skips the preview");
 }
 
 int cmd_list(Context& c) {
@@ -278,10 +308,12 @@ int cmd_delete(Context& c) {
   return kExitOk;
 }
 
-int cmd_start(Context& c) {
+// Starts the stored task `name`; with --wait-seconds, watches it and reports the outcome:
+// `tether start` and `tether do --start`.
+int start_task(Context& c, const std::string& name) {
   RemoteSiteClient site = client(c);
-  const std::uint64_t id = site.start(c.args.positional[0]);
-  c.out << "started '" << c.args.positional[0] << "' as task " << id << '\n';
+  const std::uint64_t id = site.start(name);
+  c.out << "started '" << name << "' as task " << id << '\n';
   if (!c.args.has("--wait-seconds")) return kExitOk;
   const double wait = c.args.seconds("--wait-seconds", 0.0);
   const auto begin = std::chrono::steady_clock::now();
@@ -319,6 +351,8 @@ int cmd_start(Context& c) {
   c.out << '\n';
   return kExitOk;
 }
+
+int cmd_start(Context& c) { return start_task(c, c.args.positional[0]); }
 
 int cmd_stop(Context& c) {
   RemoteSiteClient site = client(c);
@@ -483,6 +517,89 @@ int cmd_plot(Context& c) {
   return kExitOk;
 }
 
+// Expands a task command (task_command.h) and prints, diffs, previews, uploads and starts
+// the set. Without an action it prints the set.
+int cmd_do(Context& c) {
+  const DoCommands& d = *c.do_commands;
+  if (d.error) {
+    try {
+      std::rethrow_exception(d.error);
+    } catch (const CommandFileError& e) {
+      c.err << "tether: the task commands in " << d.directory << " cannot be used ("
+            << e.problems().size() << (e.problems().size() == 1 ? " problem" : " problems")
+            << "):\n";
+      for (const std::string& problem : e.problems()) c.err << "  " << problem << '\n';
+      return kExitError;
+    }
+  }
+  if (!d.library) throw std::logic_error("tether do: the task commands were not looked for");
+  const CommandLibrary& library = *d.library;
+  if (c.args.has("--list")) {
+    c.out << format_command_list(library);
+    return kExitOk;
+  }
+  if (c.args.positional.empty()) {
+    c.err << "tether: do: name a task command (`tether do --list` lists them)\n";
+    return kExitUsage;
+  }
+  const std::string& name = c.args.positional[0];
+  const TaskCommand* command = d.command();
+  if (command == nullptr) {
+    c.err << "tether: do: no task command '" << name << "' in " << library.directory()
+          << "; commands: " << (library.commands().empty() ? "none" : library.names()) << '\n';
+    return kExitUsage;
+  }
+  const std::string arm = c.args.get("--arm", "iiwa7");
+  Expansion expansion;
+  try {
+    expansion = expand(*command, c.args.task_arguments, KinematicModel(load_preview_arm(arm)),
+                       c.args.get("--name"));
+  } catch (const CommandArgumentError& e) {
+    c.err << "tether: do " << name << ": " << e.what() << '\n';
+    return kExitUsage;
+  } catch (const TaskValidationError& e) {
+    print_issues(c.err, "do " + name + " (arm " + arm + ")", e);
+    return kExitInvalidTask;
+  } catch (const proto::ConversionError& e) {
+    c.err << "tether: do " << name << ": " << e.what() << '\n';
+    return kExitInvalidTask;
+  } catch (const std::invalid_argument& e) {  // --name
+    c.err << "tether: do " << name << ": " << e.what() << '\n';
+    return kExitUsage;
+  }
+  const TaskParameters& task = expansion.task;
+
+  PreviewOptions options;
+  options.arm = arm;
+  options.scene = c.args.get("--scene", command->scene);
+  if (c.args.has("--duration")) {
+    options.duration = c.args.seconds("--duration", 0.0);
+  } else if (command->preview_duration) {
+    options.duration = *command->preview_duration;
+  }
+  const bool upload = c.args.has("--upload") || c.args.has("--start");
+  if (c.args.has("--print") || !(c.args.has("--preview") || c.args.has("--diff") || upload)) {
+    c.out << "# tether do " << expansion.command_line << '\n' << proto::to_text(task);
+  }
+  if (c.args.has("--diff")) {
+    const std::string& file = c.args.get("--diff");
+    const TaskParameters other = proto::load_task_file(file);
+    c.out << "--- " << file << "\n+++ tether do " << expansion.command_line << '\n'
+          << proto::format_differences(proto::diff_tasks(other, task));
+  }
+  if (!upload) {
+    if (!c.args.has("--preview")) return kExitOk;
+    const PreviewReport report = preview_task(task, options);
+    c.out << format_preview(report);
+    return report.breach ? kExitBreachPredicted : kExitOk;
+  }
+  // The upload previews (once) unless --no-preview, and a predicted breach refuses it.
+  const int status =
+      upload_task(c, task, task.name, options, false, "--no-preview skips the preview");
+  if (status != kExitOk || !c.args.has("--start")) return status;
+  return start_task(c, task.name);
+}
+
 // ---- the command line ----
 
 // Checks of option values shared by several commands.
@@ -637,6 +754,38 @@ const std::vector<Command>& commands() {
         {"--duration", "T", "task time to simulate (default: last waypoint + 1 s, else 5 s)",
          seconds_check()}},
        cmd_preview},
+      {"do",
+       "do [--list] COMMAND [--ARG VALUE ...] [--print] [--preview] [--diff FILE] [--upload] "
+       "[--start]",
+       "Runs a task command: COMMAND's arguments expand its template, shipped as data, into a\n"
+       "whole task parameter set, validated for the arm (task_command.h). --list lists the\n"
+       "commands with their arguments, `tether do COMMAND --help` one command's, each with its\n"
+       "unit, default and allowed range. Without an action the set is printed. --upload\n"
+       "previews it on COMMAND's scene first (as `tether upload`); --start uploads and starts.\n"
+       "A bad argument is a usage error naming it, its value and what is allowed.\n",
+       {},
+       {{"--list", nullptr, "list the task commands and their arguments"},
+        {"--commands", "DIR",
+         "the task commands' folder (default: $TETHER_COMMANDS_DIR, else the\n"
+         "shipped local_site/commands, installed in share/tether/commands)"},
+        {"--name", "N",
+         "name of the task (default: from the command and its arguments,\ne.g. "
+         "open-door_spring_angle40)"},
+        {"--print", nullptr, "print the expanded set in protobuf text format"},
+        {"--diff", "FILE", "print what the expanded set changes from the task in FILE"},
+        {"--preview", nullptr, "preview the set on the local simulated arm (see `tether preview`)"},
+        {"--upload", nullptr, "preview the set, then store it on the remote site"},
+        {"--start", nullptr, "upload, then start it"},
+        {"--replace", nullptr, "overwrite a stored task of the same name"},
+        {"--no-preview", nullptr, "upload without the preview"},
+        {"--wait-seconds", "T", "with --start: watch the task T seconds (see `tether start`)",
+         seconds_check()},
+        {"--arm", "A", "arm to validate and preview against: iiwa7 (default) or panda",
+         preview_arm_check()},
+        {"--scene", "S", "preview scene (default: the command's)", scene_check()},
+        {"--duration", "T", "preview duration (default: the command's, else as `tether preview`)",
+         seconds_check()}},
+       cmd_do},
   };
   return table;
 }
@@ -653,6 +802,64 @@ std::string command_names() {
   for (const auto& command : commands())
     names += (names.empty() ? "" : ", ") + std::string(command.name);
   return names;
+}
+
+// Reads enough of the command line to know whether the command is `do` and which task
+// command it names: the command is the first word that is neither an option nor a global
+// option's value, the task command the first such word after it (so it comes before its own
+// arguments, whose options are not known yet). Loads the commands folder (--commands DIR).
+DoCommands find_do_command(const std::vector<std::string>& args) {
+  static const std::set<std::string> global_values = {"--remote", "--operator",   "--timeout",
+                                                      "--ca",     "--cert",       "--key",
+                                                      "--config", "--server-name"};
+  static const std::set<std::string> do_values = {
+      "--commands", "--name", "--arm", "--scene", "--diff", "--duration", "--wait-seconds"};
+  DoCommands d;
+  std::size_t i = 0;
+  while (i < args.size() && args[i].starts_with("-")) i += global_values.count(args[i]) ? 2 : 1;
+  if (i >= args.size() || args[i] != "do") return d;
+  d.active = true;
+  std::string directory;
+  for (++i; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg.starts_with("--commands=")) {
+      directory = arg.substr(std::string_view("--commands=").size());
+    } else if (arg == "--commands" && i + 1 < args.size()) {
+      directory = args[++i];
+    } else if (arg.starts_with("-")) {
+      if (global_values.count(arg) || do_values.count(arg)) ++i;
+    } else if (d.name.empty()) {
+      d.name = arg;
+    }
+  }
+  d.directory = directory.empty() ? default_commands_directory() : directory;
+  try {
+    d.library = CommandLibrary::load(d.directory);
+  } catch (const std::exception&) {  // reported by `do` itself, which may be only --help
+    d.error = std::current_exception();
+  }
+  return d;
+}
+
+// `do COMMAND` takes COMMAND's arguments as options, listed in its help with their units,
+// defaults and ranges. When the folder cannot be used or names no such command, the line is
+// taken as it is, so that `do` itself reports what is wrong.
+void add_do_arguments(CLI::App& sub, const DoCommands& d) {
+  sub.add_option("COMMAND", CLI::callback_t{}, "the task command (see --list)");
+  const TaskCommand* command = d.command();
+  if (d.active && (d.error || (!d.name.empty() && command == nullptr))) {
+    sub.fallthrough(false);
+    sub.allow_extras();
+    return;
+  }
+  if (command == nullptr) return;
+  sub.description(sub.get_description() + "\n" + command->name + ": " + command->summary +
+                  " (preview scene " + command->scene + ")\n");
+  for (const CommandArgument& argument : command->arguments) {
+    sub.add_option("--" + argument.name, CLI::callback_t{}, describe_argument(argument))
+        ->option_text(argument.value_name)
+        ->group("arguments of " + command->name);
+  }
 }
 
 int dispatch(std::vector<std::string> args, std::ostream& out, std::ostream& err) {
@@ -704,8 +911,10 @@ int dispatch(std::vector<std::string> args, std::ostream& out, std::ostream& err
           ->option_text("T")
           ->check(cli::Seconds());
 
+  const DoCommands do_commands = find_do_command(args);
   for (const Command& command : commands()) {
     CLI::App* sub = cli::add_command(app, command.name, command.synopsis, command.help);
+    if (std::string_view(command.name) == "do") add_do_arguments(*sub, do_commands);
     for (const Argument& argument : command.arguments) {
       sub->add_option(argument.name, CLI::callback_t{}, argument.help)
           ->required()
@@ -748,6 +957,19 @@ int dispatch(std::vector<std::string> args, std::ostream& out, std::ostream& err
     const CLI::Option* o = given->get_option(option.name);
     if (o->count() > 0) parsed.options[option.name] = option.value_name ? o->results().back() : "";
   }
+  if (std::string_view(command.name) == "do") {
+    if (const CLI::Option* o = given->get_option("COMMAND"); o->count() > 0) {
+      parsed.positional.push_back(o->results().back());
+    }
+    if (const TaskCommand* task_command = do_commands.command()) {
+      for (const CommandArgument& argument : task_command->arguments) {
+        const CLI::Option* o = given->get_option_no_throw("--" + argument.name);
+        if (o != nullptr && o->count() > 0) {
+          parsed.task_arguments[argument.name] = o->results().back();
+        }
+      }
+    }
+  }
   Globals globals;
   globals.remote = remote_option->count() > 0 ? remote : remote_from_environment();
   globals.operator_name = operator_name;
@@ -755,7 +977,7 @@ int dispatch(std::vector<std::string> args, std::ostream& out, std::ostream& err
   if (timeout_option->count() > 0) {
     globals.timeout = std::chrono::milliseconds(std::llround(cli::parse_seconds(timeout) * 1e3));
   }
-  Context context{globals, parsed, out, err};
+  Context context{globals, parsed, out, err, &do_commands};
   return command.run(context);
 }
 
