@@ -57,3 +57,9 @@ void write_rotation(const Matrix3& R, v1::Rotation* out) {
 }
 
 }  // namespace tether::proto::detail
+
+namespace tether::proto {
+
+void from_rotation(const Matrix3& R, v1::Rotation* out) { detail::write_rotation(R, out); }
+
+}  // namespace tether::proto

@@ -377,8 +377,20 @@ int cmd_reset(Context& c) {
 }
 
 int cmd_set(Context& c) {
-  const std::uint64_t id = client(c).set_parameter(c.args.positional[0], c.args.positional[1]);
-  c.out << "task " << id << ": " << c.args.positional[0] << " = " << c.args.positional[1] << '\n';
+  std::vector<std::pair<std::string, std::string>> fields = {
+      {c.args.positional[0], c.args.positional[1]}};
+  if (c.args.has("--and")) {
+    const std::string& other = c.args.options.at("--and");
+    const std::size_t equals = other.find('=');
+    if (equals == std::string::npos || equals == 0) {
+      throw std::invalid_argument("--and '" + other + "': expected PATH=VALUE");
+    }
+    fields.emplace_back(other.substr(0, equals), other.substr(equals + 1));
+  }
+  const std::uint64_t id = client(c).set_parameters(fields);
+  for (const auto& [path, value] : fields) {
+    c.out << "task " << id << ": " << path << " = " << value << '\n';
+  }
   return kExitOk;
 }
 
@@ -680,14 +692,17 @@ const std::vector<Command>& commands() {
        {},
        cmd_reset},
       {"set",
-       "set PATH VALUE",
+       "set PATH VALUE [--and PATH=VALUE]",
        "Changes one parameter of the running task without restarting it. PATH is dot-separated\n"
        "in tether.v1.TaskParameters, VALUE in protobuf text format, e.g.\n"
        "  tether set force_control.reference_wrench.torque.x 12\n"
-       "  tether set impedance.damping 'translation { x: 350 y: 350 z: 350 }'\n",
+       "  tether set impedance.damping 'translation { x: 350 y: 350 z: 350 }'\n"
+       "  tether set teleoperation.world_R_eye 'rpy { yaw_deg: 30 }' \\\n"
+       "      --and teleoperation.eye_time_ns=1234567890\n",
        {{"PATH", "the field, e.g. impedance.damping"},
         {"VALUE", "its value in protobuf text format"}},
-       {},
+       {{"--and", "PATH=VALUE",
+         "a second field set in the same update (the loop takes both in one cycle)"}},
        cmd_set},
       {"record",
        "record FILE [--duration T] [--decimation N]",

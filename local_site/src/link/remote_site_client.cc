@@ -212,9 +212,20 @@ std::uint64_t RemoteSiteClient::update(const TaskParameters& task) {
 }
 
 std::uint64_t RemoteSiteClient::set_parameter(const std::string& path, const std::string& value) {
+  return set_parameters({{path, value}});
+}
+
+std::uint64_t RemoteSiteClient::set_parameters(
+    const std::vector<std::pair<std::string, std::string>>& fields) {
+  if (fields.empty()) throw std::invalid_argument("set_parameters: no field given");
   v1::SetParameterRequest request;
-  request.set_path(path);
-  request.set_value(value);
+  request.set_path(fields.front().first);
+  request.set_value(fields.front().second);
+  for (std::size_t i = 1; i < fields.size(); ++i) {
+    v1::ParameterValue* more = request.add_more();
+    more->set_path(fields[i].first);
+    more->set_value(fields[i].second);
+  }
   return impl_->call("SetParameter", &v1::RemoteSite::Stub::SetParameter, request).task_id();
 }
 

@@ -213,6 +213,11 @@ ReflectionSample to_domain(const v1::ForceReflection& in) {
   out.reflected = in.has_reflected()
                       ? proto::to_wrench(in.reflected(), "reflected", NonFinite::kKeep)
                       : out.measured;
+  if (in.has_eye()) {
+    out.has_eye = true;
+    out.world_R_eye = proto::to_rotation(in.eye().world_r_eye(), "eye.world_R_eye");
+    out.eye_time_ns = in.eye().time_ns();
+  }
   out.state = proto::to_executor_state(in.state(), "state");
   out.breach = to_domain(in.breach());
   out.teleoperation = proto::to_teleoperation_counters(in.teleoperation());

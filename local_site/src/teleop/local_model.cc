@@ -92,8 +92,23 @@ void LocalModel::step(const Vector6& increment, double arm_angle_increment, Tele
   // A late sample (the ground's thread was held up) carries the motion of every cycle it
   // covers: spread over them, as the hand moved, rather than applied in the first as a
   // velocity spike B_t turns into a torque spike the operator then feels.
+  // The remote's EYE frame against the model's: C takes the hand-controller base axes of
+  // camera mode as the remote maps them (screen → EYE_remote → WORLD) into those the model's
+  // task maps the same way in WORLD (through its own EYE), so an increment moves the model's
+  // tool as the remote's, and Cᵀ takes the model's wrench back into the remote's axes.
+  const TeleoperationParameters& tp = impl_->task.teleoperation;
+  Matrix3 C = Matrix3::Identity();
+  if (has_eye_) {
+    C = tp.screen_R_hc_base.transpose() * tp.world_R_eye.transpose() * world_R_eye_ *
+        tp.screen_R_hc_base;
+  }
+  Vector6 mapped = increment;
+  if (mode == TeleopMode::kCamera) {
+    mapped.head<3>() = C * increment.head<3>();
+    mapped.tail<3>() = C * increment.tail<3>();
+  }
   remote::HandControllerSample s;
-  s.increment = increment / cycles;
+  s.increment = mapped / cycles;
   s.arm_angle_increment = arm_angle_increment / cycles;
   s.mode = mode;
   s.deadman = enabled;
@@ -106,6 +121,10 @@ void LocalModel::step(const Vector6& increment, double arm_angle_increment, Tele
   const remote::CycleTelemetry& t = impl_->executor.last_cycle();
   // What the remote's reflection carries: F_a along the directions the hand drives.
   wrench_ = t.reflected_wrench;
+  if (t.teleop_mode == TeleopMode::kCamera) {
+    wrench_.head<3>() = C.transpose() * t.reflected_wrench.head<3>();
+    wrench_.tail<3>() = C.transpose() * t.reflected_wrench.tail<3>();
+  }
   aux0_ = t.aux[0];
   time_ = t.task_time;
   state_ = t.state;

@@ -243,6 +243,9 @@ void TeleopSession::sample_loop() {
                       : reflection.reflected;
     LocalModel* model = model_.load(std::memory_order_acquire);
     if (model != nullptr) {
+      // Camera mode: the model maps and reflects through the EYE frame the remote reported
+      // with its reflection, not the one its task started with (the cameras may move).
+      if (reflection.has_eye) model->set_eye(reflection.world_R_eye);
       // The model keeps the remote's pace: it advances by the time that really passed (a
       // late sample carries more than one period), at most 50 ms at once.
       model->step(increment.increment, increment.arm_angle_increment, increment.mode,

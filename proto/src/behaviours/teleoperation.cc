@@ -34,6 +34,7 @@ void read_parameters(const v1::TeleoperationParameters& m, TeleoperationParamete
   if (m.has_world_r_eye()) {
     p.world_R_eye = to_rotation(m.world_r_eye(), "teleoperation.world_R_eye");
   }
+  p.eye_time_ns = m.eye_time_ns();
   if (m.has_stall_timeout_s()) {
     p.stall_timeout = finite(m.stall_timeout_s(), "teleoperation.stall_timeout_s");
   }
@@ -92,6 +93,7 @@ void write_parameters(const TeleoperationParameters& p, v1::TaskParameters& out)
   write_rotation_if_not_identity(p.screen_R_hc_base,
                                  [&m] { return m()->mutable_screen_r_hc_base(); });
   write_rotation_if_not_identity(p.world_R_eye, [&m] { return m()->mutable_world_r_eye(); });
+  if (p.eye_time_ns != d.eye_time_ns) m()->set_eye_time_ns(p.eye_time_ns);
   if (p.stall_timeout != d.stall_timeout) m()->set_stall_timeout_s(p.stall_timeout);
   if (p.max_playout_delay != d.max_playout_delay) {
     m()->set_max_playout_delay_s(p.max_playout_delay);

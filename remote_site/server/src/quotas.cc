@@ -32,27 +32,48 @@ void Quotas::close_stream(const std::string& identity) {
   if (it != streams_.end() && --it->second <= 0) streams_.erase(it);
 }
 
-std::string Quotas::take_upload(const std::string& identity, Clock::time_point now) {
-  std::lock_guard lock(mutex_);
-  const auto [it, created] = uploads_.try_emplace(identity);
+bool Quotas::take(Buckets& buckets, const std::string& identity, Clock::time_point now, double rate,
+                  int burst, double& wait) {
+  const auto [it, created] = buckets.try_emplace(identity);
   Bucket& bucket = it->second;
   if (created) {
-    bucket.tokens = options_.upload_burst;
+    bucket.tokens = burst;
   } else {
     const double elapsed = std::chrono::duration<double>(now - bucket.filled).count();
-    bucket.tokens = std::min<double>(options_.upload_burst,
-                                     bucket.tokens + elapsed * options_.uploads_per_second);
+    bucket.tokens = std::min<double>(burst, bucket.tokens + elapsed * rate);
   }
   bucket.filled = now;
   if (bucket.tokens < 1.0) {
-    return fmt::format(
-        "'{}' uploads faster than {} per second (bursts of up to {}); try again "
-        "in {:.1f} s",
-        identity, options_.uploads_per_second, options_.upload_burst,
-        (1.0 - bucket.tokens) / options_.uploads_per_second);
+    wait = (1.0 - bucket.tokens) / rate;
+    return false;
   }
   bucket.tokens -= 1.0;
-  return {};
+  return true;
+}
+
+std::string Quotas::take_upload(const std::string& identity, Clock::time_point now) {
+  std::lock_guard lock(mutex_);
+  double wait = 0.0;
+  if (take(uploads_, identity, now, options_.uploads_per_second, options_.upload_burst, wait)) {
+    return {};
+  }
+  return fmt::format(
+      "'{}' uploads faster than {} per second (bursts of up to {}); try again "
+      "in {:.1f} s",
+      identity, options_.uploads_per_second, options_.upload_burst, wait);
+}
+
+std::string Quotas::take_parameter(const std::string& identity, Clock::time_point now) {
+  std::lock_guard lock(mutex_);
+  double wait = 0.0;
+  if (take(parameters_, identity, now, options_.parameters_per_second, options_.parameter_burst,
+           wait)) {
+    return {};
+  }
+  return fmt::format(
+      "'{}' sets parameters faster than {} per second (bursts of up to {}); try again "
+      "in {:.3f} s",
+      identity, options_.parameters_per_second, options_.parameter_burst, wait);
 }
 
 }  // namespace tether::remote::server

@@ -1,8 +1,8 @@
 #pragma once
 
-// Per-identity limits of the remote site (ServerOptions::quotas): concurrent streams and
-// the upload rate, and the largest request each method takes. A caller beyond a limit gets
-// RESOURCE_EXHAUSTED naming the limit; other callers are not affected.
+// Per-identity limits of the remote site (ServerOptions::quotas): concurrent streams, the
+// rates of uploads and of SetParameter, and the largest request each method takes. A caller beyond
+// a limit gets RESOURCE_EXHAUSTED naming the limit; other callers are not affected.
 
 #include <chrono>
 #include <cstddef>
@@ -32,6 +32,8 @@ class Quotas {
   void close_stream(const std::string& identity);
   // Takes one upload from `identity`'s token bucket; returns the refusal when it is empty.
   std::string take_upload(const std::string& identity, Clock::time_point now);
+  // Takes one SetParameter call from `identity`'s own bucket, likewise.
+  std::string take_parameter(const std::string& identity, Clock::time_point now);
 
   const QuotaOptions& options() const { return options_; }
 
@@ -40,10 +42,16 @@ class Quotas {
     double tokens = 0.0;
     Clock::time_point filled{};
   };
+  using Buckets = std::map<std::string, Bucket, std::less<>>;
+  // Refills `identity`'s bucket at `rate` up to `burst` and takes one token; false when
+  // there is none, `wait` then the seconds until there is.
+  static bool take(Buckets& buckets, const std::string& identity, Clock::time_point now,
+                   double rate, int burst, double& wait);
   QuotaOptions options_;
   std::mutex mutex_;
   std::map<std::string, int, std::less<>> streams_;
-  std::map<std::string, Bucket, std::less<>> uploads_;
+  Buckets uploads_;
+  Buckets parameters_;
 };
 
 }  // namespace tether::remote::server

@@ -483,26 +483,38 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
   ServerUnaryReactor* SetParameter(CallbackServerContext* context,
                                    const v1::SetParameterRequest* request,
                                    v1::UpdateTaskReply* reply) override {
-    return unary(context, "SetParameter", Access::kControl, *request,
-                 [&](const Caller& caller, CallRecord& what) {
-                   const RunningTask current = running();
-                   what.task = current.name;
-                   what.revision = current.revision;
-                   what.detail =
-                       request->path().substr(0, 256) + " = " + request->value().substr(0, 256);
-                   if (current.id == 0 || executor.status().state != ExecutorState::kRunning) {
-                     return Status(StatusCode::FAILED_PRECONDITION, "no task is running");
-                   }
-                   v1::TaskParameters message = proto::from_task(current.task);
-                   proto::set_field(message, request->path(), request->value());
-                   TaskParameters task = proto::to_task(message);
-                   std::uint64_t id = 0;
-                   submit(current.name, current.revision, task, false, &id);
-                   reply->set_task_id(id);
-                   spdlog::info("task '{}': {} = {} (by {})", current.name, request->path(),
-                                request->value(), caller.identity);
-                   return Status::OK;
-                 });
+    return unary(
+        context, "SetParameter", Access::kControl, *request,
+        [&](const Caller& caller, CallRecord& what) {
+          const RunningTask current = running();
+          what.task = current.name;
+          what.revision = current.revision;
+          what.detail = request->path().substr(0, 256) + " = " + request->value().substr(0, 256);
+          for (const v1::ParameterValue& more : request->more()) {
+            what.detail += "; " + more.path().substr(0, 256) + " = " + more.value().substr(0, 256);
+          }
+          // Its own rate, well above a camera arm's 100 Hz EYE frame: a flood of
+          // updates (each validated and audited) is refused before it is parsed.
+          const std::string refusal =
+              quotas.take_parameter(caller.identity, server::Quotas::Clock::now());
+          if (!refusal.empty()) return Status(StatusCode::RESOURCE_EXHAUSTED, refusal);
+          if (current.id == 0 || executor.status().state != ExecutorState::kRunning) {
+            return Status(StatusCode::FAILED_PRECONDITION, "no task is running");
+          }
+          // Every field, then one validation and one hand-off: the loop takes them
+          // all in one cycle, or nothing is applied.
+          v1::TaskParameters message = proto::from_task(current.task);
+          proto::set_field(message, request->path(), request->value());
+          for (const v1::ParameterValue& more : request->more()) {
+            proto::set_field(message, more.path(), more.value());
+          }
+          TaskParameters task = proto::to_task(message);
+          std::uint64_t id = 0;
+          submit(current.name, current.revision, task, false, &id);
+          reply->set_task_id(id);
+          spdlog::info("task '{}': {} (by {})", current.name, what.detail, caller.identity);
+          return Status::OK;
+        });
   }
 
   ServerUnaryReactor* GetAudit(CallbackServerContext* context, const v1::GetAuditRequest* request,

@@ -93,6 +93,15 @@ void to_reflection(const CycleTelemetry& c, std::uint64_t sequence_base, v1::For
   proto::from_channel_energies(c.channel, out->mutable_channel());
   out->set_increment_arrival_ns(ours ? c.teleoperation.last_arrival_ns : 0);
   out->set_remote_time_ns(c.steady_ns);
+  if (c.teleop_mode == TeleopMode::kCamera) {
+    // The EYE frame the wrenches above were rotated with, so the ground renders them in the
+    // view they were computed for.
+    v1::EyeFrame* eye = out->mutable_eye();
+    proto::from_rotation(c.world_R_eye, eye->mutable_world_r_eye());
+    eye->set_time_ns(c.eye_time_ns);
+  } else {
+    out->clear_eye();  // `out` may be reused
+  }
 }
 
 namespace {

@@ -26,7 +26,8 @@ void to_wire(const CycleTelemetry& cycle, const std::string& task_name,
              const std::vector<v1::Behaviour>& behaviours, double period, v1::Telemetry* out);
 
 // Force reflection for a stream whose sequence numbers start after `sequence_base`: the
-// measured wrench and the tracking error rotated into the hand controller's axes.
+// measured wrench and the tracking error rotated into the hand controller's axes, and in
+// camera mode the EYE frame (and stamp) they were rotated with. `out` may be reused.
 void to_reflection(const CycleTelemetry& cycle, std::uint64_t sequence_base,
                    v1::ForceReflection* out);
 

@@ -193,6 +193,7 @@ TaskParameters full_task() {
   t.teleoperation.world_R_hc_base = so3_exp(Vector3(0.0, 0.0, M_PI));
   t.teleoperation.screen_R_hc_base = so3_exp(Vector3(-0.4, 0.1, 0.0));
   t.teleoperation.world_R_eye = so3_exp(Vector3(1.0, -1.0, 0.5));
+  t.teleoperation.eye_time_ns = 1'234'567'890'123;
   t.teleoperation.stall_timeout = 0.25;
   t.teleoperation.max_playout_delay = 0.4;
   t.teleoperation.hold_all_when_disabled = true;
@@ -316,6 +317,7 @@ void expect_same_task(const TaskParameters& a, const TaskParameters& b) {
   EXPECT_SAME(teleoperation.wave_impedance.filter_hz);
   EXPECT_SAME(teleoperation.drift.time_constant);
   EXPECT_SAME(teleoperation.drift.energy_share);
+  EXPECT_SAME(teleoperation.eye_time_ns);
   EXPECT_SAME(teleoperation.drift.max_speed_translation);
   EXPECT_SAME(teleoperation.drift.max_speed_rotation);
   EXPECT_SAME(force_control.enabled);
@@ -546,6 +548,9 @@ TEST(TaskSchema, EverySchemaFieldCarriesADomainField) {
   for (const auto& w : message.trajectory().waypoints()) expect_every_field_present(w, "waypoint.");
 }
 
+        case FieldDescriptor::CPPTYPE_UINT64:
+          EXPECT_NE(r->GetUInt64(m, f), 0u) << field_path;
+          break;
 TEST(TaskText, WritesOnlyWhatDiffersFromTheDefaults) {
   TaskParameters t;
   t.name = "short";

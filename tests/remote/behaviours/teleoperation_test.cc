@@ -166,6 +166,64 @@ TEST_F(TeleopFixture, CameraModeGoesThroughTheScreenAndTheEyeFrame) {
   EXPECT_TRUE(out.force.head<3>().isApprox(Vector3(0, 0, 1), 1e-12));
 }
 
+// The cameras ride on an arm that turns 90° about the world's z axis while the task runs: the
+// same push of the hand along HB x (screen x ≡ EYE x) moved the tool along world x before
+// the update and along world y, the new EYE x, after it.
+TEST_F(TeleopFixture, ACameraModeIncrementMovesTheToolAlongTheEyeFrameOfItsCycle) {
+  params.mode = TeleopMode::kCamera;
+  params.gain.setConstant(1.0);
+  params.world_R_eye = Matrix3::Identity();
+  params.eye_time_ns = 1'000'000'000;
+  context.motion_pose.R = so3_exp(Vector3(0.4, -0.3, 1.0));  // any tool orientation
+  Vector6 inc = Vector6::Zero();
+  inc[0] = 1e-3;  // along HB x: 1 N at gain 1 over 1 ms
+  send(1, inc);
+  teleop.update(params, context, out);
+  Vector3 world_force = context.motion_pose.R * out.force.head<3>();
+  EXPECT_TRUE(world_force.isApprox(Vector3(1, 0, 0), 1e-12)) << world_force.transpose();
+
+  params.world_R_eye = so3_exp(Vector3(0, 0, M_PI / 2));  // EYE x = world y
+  params.eye_time_ns = 1'010'000'000;                     // 10 ms later
+  send(2, inc);
+  out.clear();
+  teleop.update(params, context, out);
+  world_force = context.motion_pose.R * out.force.head<3>();
+  EXPECT_TRUE(world_force.isApprox(Vector3(0, 1, 0), 1e-12)) << world_force.transpose();
+  EXPECT_TRUE(teleop.world_R_eye_used().isApprox(params.world_R_eye, 1e-15));
+  EXPECT_EQ(teleop.eye_time_ns_used(), 1'010'000'000U);
+}
+
+// The arm pushes 5 N along world y (the tool is pressed there). With the EYE frame as the
+// world that is the operator's screen y; once the cameras turn 90° about z, world y is what
+// they show as x, and the hand feels it along HB x: the reflection is rotated with the frame
+// the cycle used and reports its stamp, also after the arm stops.
+TEST_F(TeleopFixture, TheCameraModeReflectionIsExpressedWithTheNewEyeFrameAndCarriesItsStamp) {
+  params.mode = TeleopMode::kCamera;
+  params.gain.setConstant(1.0);
+  params.reflect_all_axes = true;
+  context.measured_wrench << 0, 5, 0, 0, 0, 0;  // MOTION axes ≡ WORLD here
+  send(1, Vector6::Zero());
+  teleop.update(params, context, out);
+  EXPECT_TRUE(teleop.reflected_wrench().isApprox((Vector6() << 0, 5, 0, 0, 0, 0).finished(), 1e-12))
+      << teleop.reflected_wrench().transpose();
+  EXPECT_EQ(teleop.eye_time_ns_used(), 0U);
+
+  params.world_R_eye = so3_exp(Vector3(0, 0, M_PI / 2));
+  params.eye_time_ns = 2'000'000'000;
+  out.clear();
+  teleop.update(params, context, out);
+  EXPECT_TRUE(teleop.reflected_wrench().isApprox((Vector6() << 5, 0, 0, 0, 0, 0).finished(), 1e-12))
+      << teleop.reflected_wrench().transpose();
+  EXPECT_TRUE(teleop.world_R_eye_used().isApprox(params.world_R_eye, 1e-15));
+  EXPECT_EQ(teleop.eye_time_ns_used(), 2'000'000'000U);
+  // Stopped, the reflection follows the wrench in the frame of the last running cycle.
+  context.measured_wrench << 0, 8, 0, 0, 0, 0;
+  teleop.reflect(params, context.measured_wrench);
+  EXPECT_TRUE(teleop.reflected_wrench().isApprox((Vector6() << 8, 0, 0, 0, 0, 0).finished(), 1e-12))
+      << teleop.reflected_wrench().transpose();
+  EXPECT_EQ(teleop.eye_time_ns_used(), 2'000'000'000U);
+}
+
 TEST_F(TeleopFixture, TeleopWrenchMovesToTheMotionOrigin) {
   params.gain.setConstant(1.0);
   params.tool_T_teleop.p = Vector3(0, 0.5, 0);  // TELEOP 0.5 m along tool y

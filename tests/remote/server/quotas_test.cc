@@ -40,6 +40,22 @@ TEST(Quotas, AllowsABurstOfUploadsThenTheRate) {
   EXPECT_NE(quotas.take_upload("alice", later), "");
 }
 
+// A camera on an arm streams its EYE frame through SetParameter at 100 Hz: its own bucket
+// (200 per second after a burst of 100) never refuses that, and still stops a flood.
+TEST(Quotas, SetParameterHasItsOwnRateAboveACameraArms100Hz) {
+  Quotas quotas(QuotaOptions{});
+  const auto t0 = Quotas::Clock::time_point{} + 100s;
+  for (int i = 0; i < 1000; ++i) {
+    EXPECT_EQ(quotas.take_parameter("camera", t0 + i * 10ms), "") << i;
+  }
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(quotas.take_parameter("flood", t0), "") << i;
+  EXPECT_EQ(quotas.take_parameter("flood", t0),
+            "'flood' sets parameters faster than 200 per second (bursts of up to 100); try "
+            "again in 0.005 s");
+  EXPECT_EQ(quotas.take_parameter("flood", t0 + 6ms), "");
+  EXPECT_EQ(quotas.take_upload("flood", t0), "");  // uploads keep their own bucket
+}
+
 TEST(Quotas, LimitsEachMethodsRequestSize) {
   EXPECT_EQ(max_request_bytes("UploadTask"), 256U * 1024);
   EXPECT_EQ(max_request_bytes("SetParameter"), 20U * 1024);

@@ -7,15 +7,23 @@
 #include <grpcpp/impl/codegen/client_unary_call.h>
 #include <grpcpp/impl/codegen/sync_stream.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <iostream>
 #include <memory>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "tether/common/units.h"
 #include "tether/common/urdf_loader.h"
+#include "tether/proto/convert.h"
 #include "tether/proto/task_io.h"
 #include "tether/remote/sim/simulated_arm.h"
 #include "tether/remote/task/validation.h"
@@ -59,6 +67,7 @@ class RemoteSiteServerTest : public ::testing::Test {
     options.address = "127.0.0.1:0";
     options.site_name = "test-site";
     options.lease_timeout = 0.5;
+    options.audit_file = audit_file_;
     server_ = std::make_unique<RemoteSiteServer>(options, *executor_, *loop_, queue_, model_.name);
     channel_ = grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()),
                                    grpc::InsecureChannelCredentials());
@@ -111,6 +120,7 @@ class RemoteSiteServerTest : public ::testing::Test {
     return s;
   }
 
+  std::string audit_file_;  // empty: the audit trail in memory
   ArmModel model_;
   HandControllerQueue queue_;
   std::unique_ptr<SimulatedArm> arm_;
@@ -329,6 +339,9 @@ class TeleopSession {
         ++reflections_;
         if (r.applied_sequence() > 0 && r.ground_time_ns() > 0) echoed_ = true;
         peak_torque_ = std::max(peak_torque_, std::abs(r.measured().torque().x()));
+        if (r.has_eye() && (eye_stamps_.empty() || eye_stamps_.back() != r.eye().time_ns())) {
+          eye_stamps_.push_back(r.eye().time_ns());
+        }
       }
     });
   }
@@ -337,12 +350,13 @@ class TeleopSession {
     if (reader_.joinable()) reader_.join();
   }
 
-  bool send(std::uint64_t sequence, double rotation_x, bool deadman = true) {
+  bool send(std::uint64_t sequence, double rotation_x, bool deadman = true,
+            v1::TeleopMode mode = v1::TELEOP_MODE_TOOL) {
     v1::TeleopIncrement in;
     in.set_sequence(sequence);
     in.set_ground_time_ns(now_ns());
     in.set_deadman(deadman);
-    in.set_mode(v1::TELEOP_MODE_TOOL);
+    in.set_mode(mode);
     in.mutable_rotation_rad()->set_x(rotation_x);
     return stream_->Write(in);
   }
@@ -369,6 +383,11 @@ class TeleopSession {
     std::lock_guard lock(mutex_);
     return peak_torque_;
   }
+  // The EYE frame stamps the camera-mode reflections reported, each once, in arrival order.
+  std::vector<std::uint64_t> eye_stamps() {
+    std::lock_guard lock(mutex_);
+    return eye_stamps_;
+  }
 
  private:
   grpc::ClientContext context_;
@@ -379,6 +398,7 @@ class TeleopSession {
   int reflections_ = 0;
   bool echoed_ = false;
   double peak_torque_ = 0.0;
+  std::vector<std::uint64_t> eye_stamps_;
 };
 
 void pace(std::chrono::steady_clock::time_point& next) {
@@ -610,6 +630,109 @@ TEST_F(RemoteSiteServerTest, AnswersStandardHealthChecksAndServerReflection) {
   EXPECT_NE(text.find("tether.v1.RemoteSite"), std::string::npos);
   EXPECT_NE(text.find("grpc.health.v1.Health"), std::string::npos);
   EXPECT_TRUE(stream->Finish().ok());
+}
+
+// The site as deployed: its audit trail on disk, each controlling call appended and fsync'd.
+class RemoteSiteServerAuditedTest : public RemoteSiteServerTest {
+ protected:
+  void SetUp() override {
+    audit_file_ = (std::filesystem::temp_directory_path() /
+                   ("tether-eye-audit-" + std::to_string(::getpid()) + ".jsonl"))
+                      .string();
+    std::filesystem::remove(audit_file_);
+    RemoteSiteServerTest::SetUp();
+  }
+  void TearDown() override {
+    RemoteSiteServerTest::TearDown();
+    std::filesystem::remove(audit_file_);
+  }
+};
+
+// The cameras ride on an arm that pans while the operator works in camera mode: its EYE
+// frame goes to the running task at 100 Hz for 2 s, frame and stamp in one SetParameter,
+// from the operator who holds the teleoperation stream. None is refused; each is in force in
+// the loop before the next is sent; and the camera-mode reflections report the frames in the
+// order they were set, the last one with its rotation and stamp.
+TEST_F(RemoteSiteServerAuditedTest, AMovingCamerasEyeFrameIsTakenAt100HzAndReportedWithTheForce) {
+  v1::TaskParameters task = shipped_task("door_shared");
+  task.mutable_teleoperation()->set_mode(v1::TELEOP_MODE_CAMERA);
+  ASSERT_TRUE(upload("alice", "camera", task).ok());
+  TeleopSession session(*stub_, "alice");
+  ASSERT_TRUE(session.send(1, 0.0, true, v1::TELEOP_MODE_CAMERA));
+  ASSERT_TRUE(start("alice", "camera").ok());
+  // The hand holds still, enabled, every 2 ms: the stream stays alive beside the updates.
+  std::atomic<bool> sending{true};
+  std::atomic<bool> send_failed{false};
+  std::thread hand([&] {
+    std::uint64_t sequence = 1;
+    auto next = std::chrono::steady_clock::now();
+    while (sending.load()) {
+      if (!session.send(++sequence, 0.0, true, v1::TELEOP_MODE_CAMERA)) send_failed = true;
+      next += 2ms;
+      std::this_thread::sleep_until(next);
+    }
+  });
+
+  constexpr int kUpdates = 200;  // 2 s at 100 Hz
+  const auto yaw_deg = [](int k) { return 0.5 * k; };
+  int refused = 0;
+  int followed = 0;  // updates in force in the loop when the next was sent
+  std::uint64_t previous_stamp = 0;
+  std::uint64_t last_stamp = 0;
+  double slowest = 0.0;
+  const auto begin = std::chrono::steady_clock::now();
+  auto next = begin;
+  for (int k = 1; k <= kUpdates; ++k) {
+    if (previous_stamp != 0 && executor_->telemetry().eye_time_ns == previous_stamp) ++followed;
+    const std::uint64_t stamp = now_ns();
+    v1::SetParameterRequest set;
+    set.set_path("teleoperation.world_R_eye");
+    set.set_value("rpy { yaw_deg: " + std::to_string(yaw_deg(k)) + " }");
+    v1::ParameterValue* more = set.add_more();
+    more->set_path("teleoperation.eye_time_ns");
+    more->set_value(std::to_string(stamp));
+    v1::UpdateTaskReply reply;
+    const auto called = std::chrono::steady_clock::now();
+    const grpc::Status s = stub_->SetParameter(as("alice").get(), set, &reply);
+    slowest = std::max(
+        slowest, std::chrono::duration<double>(std::chrono::steady_clock::now() - called).count());
+    if (!s.ok()) {
+      ++refused;
+      ADD_FAILURE() << "update " << k << ": " << s.error_message();
+    }
+    previous_stamp = last_stamp = stamp;
+    next += 10ms;
+    std::this_thread::sleep_until(next);
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  std::this_thread::sleep_for(50ms);
+  sending = false;
+  hand.join();
+  EXPECT_FALSE(send_failed.load());
+
+  const double rate = kUpdates / seconds;
+  std::cout << "EYE frame updates: " << rate << " per second, slowest call " << slowest * 1e3
+            << " ms, " << followed << " of " << kUpdates - 1
+            << " in force before the next was sent\n";
+  EXPECT_EQ(refused, 0);
+  EXPECT_GE(rate, 95.0);
+  EXPECT_GE(followed, (kUpdates - 1) * 95 / 100);
+  EXPECT_EQ(executor_->telemetry().state, ExecutorState::kRunning);
+  EXPECT_EQ(executor_->telemetry().eye_time_ns, last_stamp);
+
+  // The reflections name the frame their cycle used: in the order set, the newest last.
+  const v1::ForceReflection last = session.last();
+  EXPECT_EQ(last.mode(), v1::TELEOP_MODE_CAMERA);
+  ASSERT_TRUE(last.has_eye());
+  EXPECT_EQ(last.eye().time_ns(), last_stamp);
+  const Matrix3 R = proto::to_rotation(last.eye().world_r_eye(), "eye.world_R_eye");
+  const Matrix3 expected =
+      Eigen::AngleAxisd(yaw_deg(kUpdates) * kDegToRad, Vector3::UnitZ()).toRotationMatrix();
+  EXPECT_TRUE(R.isApprox(expected, 1e-9)) << R;
+  const std::vector<std::uint64_t> stamps = session.eye_stamps();
+  EXPECT_TRUE(std::is_sorted(stamps.begin(), stamps.end()));
+  EXPECT_GE(stamps.size(), static_cast<std::size_t>(kUpdates * 9 / 10));
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <limits>
 
+#include "tether/proto/convert.h"
+
 namespace tether::remote::server {
 namespace {
 
@@ -46,6 +48,25 @@ TEST(TeleopWire, RefusesANonFiniteOrOversizedIncrementNamingTheField) {
   in = increment(1);
   in.mutable_translation_m()->set_y(1.0);
   EXPECT_NE(from_wire(in, 0, sample).find("translation_m"), std::string::npos);
+}
+
+// The camera may ride on an arm: a camera-mode reflection says which EYE frame its wrenches
+// were rotated with, and its stamp; a reused message carries none once the mode is another.
+TEST(TeleopWire, ACameraModeReflectionReportsTheEyeFrameItsCycleUsed) {
+  CycleTelemetry cycle;
+  cycle.teleop_mode = TeleopMode::kCamera;
+  cycle.world_R_eye = Eigen::AngleAxisd(0.7, Vector3(0.0, 0.6, 0.8)).toRotationMatrix();
+  cycle.eye_time_ns = 1'234'567'890'123;
+  v1::ForceReflection out;
+  to_reflection(cycle, 0, &out);
+  ASSERT_TRUE(out.has_eye());
+  EXPECT_EQ(out.eye().time_ns(), 1'234'567'890'123U);
+  const Matrix3 R = proto::to_rotation(out.eye().world_r_eye(), "eye.world_R_eye");
+  EXPECT_TRUE(R.isApprox(cycle.world_R_eye, 1e-12)) << R;
+
+  cycle.teleop_mode = TeleopMode::kWorld;
+  to_reflection(cycle, 0, &out);
+  EXPECT_FALSE(out.has_eye());
 }
 
 }  // namespace

@@ -77,6 +77,9 @@ MotionVector to_motion_vector(const v1::MotionVector& m, const std::string& path
 
 void from_vector3(const Vector3& v, v1::Vector3* out);
 void from_frame(const Frame& frame, v1::Pose* out);  // rotation as a quaternion
+// A proper rotation as a quaternion (w ≥ 0), anything else as its matrix, so that reading it
+// back (to_rotation) reports the problem rather than projecting it onto SO(3).
+void from_rotation(const Matrix3& R, v1::Rotation* out);
 void from_twist(const Vector6& twist, v1::Twist* out);
 void from_wrench(const Vector6& wrench, v1::Wrench* out);
 void from_joint_vector(const JointVector& q, v1::JointVector* out);

@@ -639,6 +639,8 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
   if (current_ != nullptr) {
     telemetry_.reflection = current_->task.teleoperation.reflection;
     telemetry_.wave_impedance = current_->task.teleoperation.wave_impedance;
+  telemetry_.world_R_eye = behaviours_.teleoperation.world_R_eye_used();
+  telemetry_.eye_time_ns = behaviours_.teleoperation.eye_time_ns_used();
   }
   telemetry_.overruns = total_overruns_;
   telemetry_snapshot_.store(telemetry_);

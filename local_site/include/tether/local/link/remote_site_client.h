@@ -23,6 +23,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tether/local/link/site_types.h"
@@ -158,6 +159,9 @@ class RemoteSiteClient {
   // One field of the running task: `path` dot-separated in tether.v1.TaskParameters
   // ("force_control.reference_wrench.torque.x"), `value` in protobuf text format ("18").
   std::uint64_t set_parameter(const std::string& path, const std::string& value);
+  // Several fields (path, value) in one update: the running task takes all of them in one
+  // control cycle, or none (e.g. teleoperation.world_R_eye with teleoperation.eye_time_ns).
+  std::uint64_t set_parameters(const std::vector<std::pair<std::string, std::string>>& fields);
 
   // Lines [first, first + max) of the site's audit trail (JSON objects), and the index
   // after the last one returned.

@@ -82,6 +82,14 @@ class LocalModel {
   // the model's own slave port spends it, at once, as the remote does a link delay later.
   void step(const Vector6& increment, double arm_angle_increment, TeleopMode mode, bool enabled,
             double master_in, double dt) noexcept;
+  // The EYE frame (EYE axes in WORLD) the remote last reported with its reflection
+  // (ForceReflection.eye): the cameras may ride on an arm, and the task the model was built
+  // with has only the frame it started with. From the next step, camera-mode increments are
+  // mapped, and wrench() is expressed, through this frame, as the remote does.
+  void set_eye(const Matrix3& world_R_eye) noexcept {
+    world_R_eye_ = world_R_eye;
+    has_eye_ = true;
+  }
 
   // A remote telemetry sample, from any thread: its task time [s], door angle [rad] and
   // measured joints [rad]. Samples of a time the model has not reached, or has forgotten
@@ -111,6 +119,8 @@ class LocalModel {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   Vector6 wrench_ = Vector6::Zero();
+  Matrix3 world_R_eye_ = Matrix3::Identity();  // set_eye()
+  bool has_eye_ = false;
   double aux0_ = 0.0;
   double time_ = 0.0;
   double carry_ = 0.0;  // [s] sampled time not yet stepped

@@ -60,6 +60,12 @@ struct ReflectionSample {
   // F_a along the directions the hand drives (the task's reflection.all_axes), same axes:
   // what the hand renders.
   Vector6 reflected = Vector6::Zero();
+  // Camera mode: the EYE frame (EYE axes in WORLD) the remote's cycle rotated these wrenches
+  // and mapped its increments with, and its stamp (teleoperation.eye_time_ns, the setter's
+  // clock; 0 not stamped). has_eye is false in the other modes.
+  bool has_eye = false;
+  Matrix3 world_R_eye = Matrix3::Identity();
+  std::uint64_t eye_time_ns = 0;
   ExecutorState state = ExecutorState::kUnspecified;  // the remote executor's
   Breach breach;                                      // latched breach, if any
   TeleoperationCounters teleoperation;                // the remote's applied/lost/duplicates

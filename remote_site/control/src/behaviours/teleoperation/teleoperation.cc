@@ -256,7 +256,11 @@ void Teleoperation::update(const TeleoperationParameters& parameters,
   const Frame tool_T_teleop = parameters.tool_T_teleop;
   const Frame base_T_tool = context.motion_pose * context.tool_T_motion.inverse();
   const Matrix3 base_R_teleop = base_T_tool.R * tool_T_teleop.R;
-  // Rotations for every mode up front: samples of one cycle may differ in mode.
+  // Rotations for every mode up front: samples of one cycle may differ in mode. Camera mode's
+  // uses the EYE frame the task has this cycle (it may have moved since the last), and the
+  // reflection below is rotated with the same.
+  world_R_eye_used_ = parameters.world_R_eye;
+  eye_time_ns_used_ = parameters.eye_time_ns;
   std::array<Matrix3, 3> teleop_R_hc;
   for (TeleopMode mode : {TeleopMode::kTool, TeleopMode::kWorld, TeleopMode::kCamera}) {
     teleop_R_hc[static_cast<std::size_t>(mode)] =

@@ -105,6 +105,10 @@ struct CycleTelemetry {
   Matrix3 hand_controller_R_motion = Matrix3::Identity();
   // Teleoperation: F_a along the reflected directions, hand-controller axes [N, N·m].
   Vector6 reflected_wrench = Vector6::Zero();
+  // Camera mode: the EYE frame (EYE axes in WORLD) and its stamp [ns, the setter's clock]
+  // that rotated the reflection above and mapped the cycle's increments.
+  Matrix3 world_R_eye = Matrix3::Identity();
+  std::uint64_t eye_time_ns = 0;
   // Force reflection through the delayed channel (tether/common/teleop_channel.h): the task's
   // method and wave impedance, both ports' energies [J] and the returning wave w_s in the
   // hand-controller axes of teleop_mode.

@@ -30,9 +30,13 @@ struct SecurityOptions {
 
 // Limits per identity (a caller's certificate CN); beyond them, RESOURCE_EXHAUSTED.
 struct QuotaOptions {
-  int max_streams = 4;                 // concurrent telemetry and teleoperation streams
-  double uploads_per_second = 2.0;     // sustained rate of UploadTask
-  int upload_burst = 10;               // uploads allowed at once before the rate applies
+  int max_streams = 4;              // concurrent telemetry and teleoperation streams
+  double uploads_per_second = 2.0;  // sustained rate of UploadTask
+  int upload_burst = 10;            // uploads allowed at once before the rate applies
+  // Sustained rate of SetParameter and calls allowed at once: a camera arm streams its EYE
+  // frame at up to 100 Hz (teleoperation.world_R_eye), with room for the operator's own.
+  double parameters_per_second = 200.0;
+  int parameter_burst = 100;
   std::size_t telemetry_queue = 2000;  // samples waiting for a slow reader, then dropped
 };
 

@@ -4,6 +4,8 @@
 // message tether.v1.TeleoperationParameters) and their validation. Frames, units and sign
 // conventions as in tether/remote/task/task_parameters.h.
 
+#include <cstdint>
+
 #include "tether/common/teleop_channel.h"
 #include "tether/common/types.h"
 #include "tether/remote/task/parameter_types.h"
@@ -30,7 +32,15 @@ struct TeleoperationParameters {
   Matrix3 teleop_R_handle = Matrix3::Identity();   // tool mode: HH axes in TELEOP axes
   Matrix3 world_R_hc_base = Matrix3::Identity();   // world mode: HB axes in WORLD axes
   Matrix3 screen_R_hc_base = Matrix3::Identity();  // camera mode: HB axes in ST axes
-  Matrix3 world_R_eye = Matrix3::Identity();       // camera mode: EYE (≡ ST) axes in WORLD
+  // Camera mode: EYE (≡ ST) axes in WORLD. The cameras may ride on an arm: the running task
+  // takes a new frame between cycles (SetParameter, up to 100 Hz), and each cycle maps its
+  // camera-mode increments and rotates its reflection with the frame it has then.
+  Matrix3 world_R_eye = Matrix3::Identity();
+  // When world_R_eye was measured [ns], on its setter's clock (the ground's steady clock, as
+  // HandControllerSample::ground_time_ns, or the camera arm's); 0 = not stamped. Not
+  // interpreted here: reported with the reflection that used the frame, so the ground knows
+  // which view the force is rendered in.
+  std::uint64_t eye_time_ns = 0;
   // [s] least stall bound: no sample for this long stops the arm. The bound in force is the
   // larger of this and kStallJitterFactor × the largest recent gap between arrivals
   // (Teleoperation::stall_bound), at most kMaxStallBound, so a long but steady link is not

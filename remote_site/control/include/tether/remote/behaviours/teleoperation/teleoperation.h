@@ -50,7 +50,10 @@
 //                current commanded pose — so the same hand motion moves the tool the same
 //                way in the world whatever its orientation
 //   camera mode  ẋ in HB → stereo screen ST by screen_R_hc_base, ST ≡ remote EYE, → WORLD by
-//                world_R_eye, then as world mode
+//                world_R_eye, then as world mode. The EYE frame may move while the task runs
+//                (a camera on an arm, set between cycles with its stamp eye_time_ns): each
+//                cycle maps the increments it plays with the frame it has, rotates the
+//                reflection with the same one, and reports both (eye_used()).
 // F_t is formed in TELEOP axes (B_t diagonal there) and moved to the MOTION origin and axes
 // as a rigid-body wrench. Row 6 (arm angle) is the trigger's ψ increment times B_t[6].
 
@@ -163,6 +166,11 @@ class Teleoperation {
   void reflect(const TeleoperationParameters& parameters,
                const Eigen::Ref<const Vector6>& measured_wrench) noexcept;
   TeleopMode last_mode() const { return last_mode_; }
+  // The EYE frame (world_R_eye) and its stamp (eye_time_ns) of the last update(): what its
+  // camera-mode increments were mapped and its camera-mode reflection rotated with, and,
+  // while the arm is stopped, what reflect() still rotates with.
+  const Matrix3& world_R_eye_used() const { return world_R_eye_used_; }
+  std::uint64_t eye_time_ns_used() const { return eye_time_ns_used_; }
   // Wave method: the returning wave w_s, hand-controller axes of the last mode.
   const Vector6& return_wave() const { return return_wave_; }
 
@@ -186,6 +194,8 @@ class Teleoperation {
   Matrix3 hc_R_motion_ = Matrix3::Identity();
   Matrix3 motion_R_teleop_ = Matrix3::Identity();   // of the last update()
   Matrix3 teleop_R_hc_last_ = Matrix3::Identity();  // the last increment's mode, then
+  Matrix3 world_R_eye_used_ = Matrix3::Identity();  // EYE frame of the last update()
+  std::uint64_t eye_time_ns_used_ = 0;              // and its stamp
   Vector6 reflected_ = Vector6::Zero();
 
   // De-jitter buffer: enabled samples wait here until their playout time,
