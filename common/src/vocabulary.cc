@@ -58,6 +58,8 @@ const char* to_string(BreachCause cause) {
       return "deadman released";
     case BreachCause::kGroundLinkLost:
       return "ground link lost";
+    case BreachCause::kVisualTargetLost:
+      return "visual target lost";
   }
   return "unknown";
 }
@@ -115,6 +117,7 @@ const char* unit_of(BreachCause cause) {
     case BreachCause::kTorque:
       return "N·m";
     case BreachCause::kTeleoperationStalled:
+    case BreachCause::kVisualTargetLost:
       return "s";
     case BreachCause::kLoopOverrun:
       return "cycles";

@@ -265,6 +265,8 @@ BreachCause to_breach_cause(v1::BreachCause cause, const std::string& path) {
       return BreachCause::kDeadmanReleased;
     case v1::BREACH_CAUSE_GROUND_LINK_LOST:
       return BreachCause::kGroundLinkLost;
+    case v1::BREACH_CAUSE_VISUAL_TARGET_LOST:
+      return BreachCause::kVisualTargetLost;
     default:
       break;
   }
@@ -307,6 +309,8 @@ v1::BreachCause from_breach_cause(BreachCause cause) {
       return v1::BREACH_CAUSE_DEADMAN_RELEASED;
     case BreachCause::kGroundLinkLost:
       return v1::BREACH_CAUSE_GROUND_LINK_LOST;
+    case BreachCause::kVisualTargetLost:
+      return v1::BREACH_CAUSE_VISUAL_TARGET_LOST;
   }
   return v1::BREACH_CAUSE_NONE;
 }

@@ -34,7 +34,7 @@ void expect_distinct_names(Enum last) {
 
 TEST(Vocabulary, EveryEnumeratorHasItsOwnName) {
   expect_distinct_names(ExecutorState::kStopped);
-  expect_distinct_names(BreachCause::kGroundLinkLost);
+  expect_distinct_names(BreachCause::kVisualTargetLost);
   expect_distinct_names(ResolverKind::kShake);
 }
 
@@ -55,6 +55,7 @@ TEST(Vocabulary, BreachUnitsFollowTheMeasuredQuantity) {
   EXPECT_STREQ(unit_of(BreachCause::kForce), "N");
   EXPECT_STREQ(unit_of(BreachCause::kTorque), "N·m");
   EXPECT_STREQ(unit_of(BreachCause::kTeleoperationStalled), "s");
+  EXPECT_STREQ(unit_of(BreachCause::kVisualTargetLost), "s");
   EXPECT_STREQ(unit_of(BreachCause::kLoopOverrun), "cycles");
   // Causes without a measured value have no unit.
   for (BreachCause c : {BreachCause::kNone, BreachCause::kArmFault, BreachCause::kResolverSingular,

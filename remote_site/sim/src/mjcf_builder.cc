@@ -337,6 +337,8 @@ std::string build_mjcf(const ArmModel& arm, const MjcfScene& s) {
     case SceneKind::kProximityTarget:
       plate(w, s);
       break;
+    case SceneKind::kVisualTarget:
+      break;  // the target is imaged by the simulated camera, not simulated by MuJoCo
   }
   o << "</worldbody>\n";
 

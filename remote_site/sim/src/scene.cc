@@ -27,6 +27,8 @@ const char* to_string(SceneKind kind) {
       return "obstacles";
     case SceneKind::kProximityTarget:
       return "proximity target";
+    case SceneKind::kVisualTarget:
+      return "visual target";
   }
   return "unknown";
 }
@@ -37,6 +39,7 @@ std::optional<SceneKind> scene_from_name(std::string_view name) {
   if (name == "wall") return SceneKind::kWall;
   if (name == "obstacles") return SceneKind::kObstacles;
   if (name == "proximity") return SceneKind::kProximityTarget;
+  if (name == "target") return SceneKind::kVisualTarget;
   return std::nullopt;
 }
 

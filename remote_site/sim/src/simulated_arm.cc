@@ -7,10 +7,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <stdexcept>
 
 #include "mjcf_builder.h"
+#include "simulated_camera.h"
 #include "tether/common/kinematics.h"
 #include "tether/common/units.h"
 
@@ -89,6 +91,25 @@ void check_options(const ArmModel& arm, const SimulationOptions& o, const JointV
     check("translational_damping [N·s/m]", o.wrist.translational_damping, false);
     check("rotational_damping [N·m·s/rad]", o.wrist.rotational_damping, false);
   }
+  if (o.scene == SceneKind::kVisualTarget) {
+    const CameraParameters& c = o.camera;
+    if (c.width < 16 || c.height < 16 || !(c.field_of_view > 0.0) || !(c.field_of_view < 3.0) ||
+        !(c.frame_rate > 0.0) || !(c.frame_rate <= 1000.0) || !(c.pixel_noise >= 0.0) ||
+        !(c.latency >= 0.0) || !(c.latency < 1.0) || !c.tool_T_camera.p.allFinite() ||
+        !c.tool_T_camera.R.allFinite()) {
+      throw std::invalid_argument(
+          "SimulatedArm: camera needs width and height ≥ 16 px, a field of view in (0, 3) rad, "
+          "a frame rate in (0, 1000] Hz, pixel noise ≥ 0, a latency in [0, 1) s and a finite "
+          "frame");
+    }
+    const VisualTargetParameters& t = o.visual_target;
+    if (!(t.size > 0.0) || !(t.distance > 0.0) || !t.velocity.allFinite() ||
+        !std::isfinite(t.start) || std::isnan(t.leave_at)) {
+      throw std::invalid_argument(
+          "SimulatedArm: visual target needs size > 0, distance > 0, a finite velocity and "
+          "start");
+    }
+  }
   if (!(o.wall.clearance >= 0.0)) {
     throw std::invalid_argument("SimulatedArm: wall clearance must be ≥ 0");
   }
@@ -122,6 +143,8 @@ struct SimulatedArm::Impl {
   int door_dof = -1;
   std::array<int, 6> wrist_qpos{-1, -1, -1, -1, -1, -1};  // wrist_x … wrist_rz, if enabled
   std::array<int, 6> wrist_dof{-1, -1, -1, -1, -1, -1};
+  int gripper_body = -1;
+  std::optional<detail::SimulatedCamera> camera;  // visual-target scene only
   JointVector kp = JointVector::Zero();
   JointVector kd = JointVector::Zero();
   JointVector lower, upper;
@@ -148,6 +171,17 @@ struct SimulatedArm::Impl {
     for (int i = 0; i < kArmDof; ++i) {
       d->ctrl[i] = q_ref[i] + (kd[i] * v_ff[i] + d->qfrc_bias[i]) / kp[i];
     }
+  }
+
+  // The gripper's frame (TOOL as deflected by the wrist compliance) in BASE, from the last
+  // kinematics MuJoCo computed.
+  Frame gripper_pose() const {
+    const mjtNum* p = d->xpos + 3 * static_cast<std::ptrdiff_t>(gripper_body);
+    const mjtNum* x = d->xmat + 9 * static_cast<std::ptrdiff_t>(gripper_body);  // row-major
+    Frame f;
+    f.R << x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8];
+    f.p = Vector3(p[0], p[1], p[2]);
+    return f;
   }
 
   bool diverged() const {
@@ -278,6 +312,10 @@ SimulatedArm::SimulatedArm(const ArmModel& arm, const SimulationOptions& options
                                                     : options.obstacles.spheres;
       scene.spheres = s.spheres;
       break;
+    case SceneKind::kVisualTarget:
+      s.camera.emplace(options.camera, options.visual_target,
+                       s.base_T_tool0 * options.camera.tool_T_camera);
+      break;
     case SceneKind::kProximityTarget:
       scene.target = options.proximity_target;
       scene.base_T_plate = s.base_T_tool0 * options.proximity_sensor.tool_T_sensor *
@@ -292,6 +330,7 @@ SimulatedArm::SimulatedArm(const ArmModel& arm, const SimulationOptions& options
   s.force_adr = s.m->sensor_adr[find(s.m.get(), mjOBJ_SENSOR, "ft_force")];
   s.torque_adr = s.m->sensor_adr[find(s.m.get(), mjOBJ_SENSOR, "ft_torque")];
   s.proximity_site = find(s.m.get(), mjOBJ_SITE, "proximity");
+  s.gripper_body = find(s.m.get(), mjOBJ_BODY, "gripper");
   for (int i = 0; i < kArmDof; ++i) {
     const std::string name = "arm_joint_" + std::to_string(i);
     const int joint = find(s.m.get(), mjOBJ_JOINT, name.c_str());
@@ -371,6 +410,7 @@ ArmStatus SimulatedArm::read(ArmState& state) noexcept {
     state.aux[1] = d->qvel[s.door_dof];
   }
   state.aux[2] = static_cast<double>(d->ncon);
+  state.visual = s.camera ? impl_->camera->reading(d->time) : VisualReading{};
   return s.fault ? ArmStatus::kFault : ArmStatus::kOk;
 }
 
@@ -397,6 +437,7 @@ void SimulatedArm::advance_to(double time) noexcept {
   }
   while (!s.fault && d->time + 0.5 * dt < time) {
     mj_step1(m, d);
+    if (s.camera) s.camera->step(d->time, s.gripper_pose() * s.options.camera.tool_T_camera);
     s.set_servo_controls(d->time + dt);
     mj_step2(m, d);
     if (s.diverged()) s.fault = true;
@@ -448,6 +489,14 @@ Vector6 SimulatedArm::wrist_deflection() const {
     if (impl_->wrist_qpos[k] >= 0) out[static_cast<int>(k)] = impl_->d->qpos[impl_->wrist_qpos[k]];
   }
   return out;
+}
+
+Vector3 SimulatedArm::visual_target_in_camera() const {
+  if (!impl_->camera) {
+    throw std::logic_error("SimulatedArm::visual_target_in_camera: the scene has no target");
+  }
+  const Frame base_T_camera = impl_->gripper_pose() * impl_->options.camera.tool_T_camera;
+  return base_T_camera.inverse() * impl_->camera->target_pose(impl_->d->time).p;
 }
 
 const std::string& SimulatedArm::mjcf() const { return impl_->xml; }

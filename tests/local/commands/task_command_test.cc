@@ -114,10 +114,11 @@ const char* const kPressLimit =
 
 // ---- the shipped commands ----
 
-TEST(TaskCommands, TheShippedFolderHoldsOpenDoorAndPolish) {
-  EXPECT_EQ(shipped().names(), "open-door, polish");
+TEST(TaskCommands, TheShippedFolderHoldsOpenDoorPolishAndTrack) {
+  EXPECT_EQ(shipped().names(), "open-door, polish, track");
   EXPECT_EQ(command("open-door").scene, "door");
   EXPECT_EQ(command("polish").scene, "wall");
+  EXPECT_EQ(command("track").scene, "target");
 }
 
 TEST(TaskCommands, EveryShippedCommandAndEveryChoiceExpandsWithDefaultsAndValidatesOnBothArms) {
@@ -445,8 +446,7 @@ TEST(CommandFiles, AFolderWithABrokenFileIsRefusedWholeListingEveryFilesProblems
   }
 }
 
-// `track` needs a visual-tracking behaviour that does not exist yet; once it does, the
-// command is a file in the folder and nothing else.
+// A new command is a file in the folder and nothing else (as `track` was).
 TEST(CommandFiles, ANewCommandIsOnlyAFileInTheFolder) {
   write("added", "press.textproto", std::string(kPressHead) + kPressLimit);
   const CommandLibrary library = CommandLibrary::load((scratch() / "added").string());
@@ -454,6 +454,25 @@ TEST(CommandFiles, ANewCommandIsOnlyAFileInTheFolder) {
   const Expansion e = expand(*library.find("press"), {{"limit", "30"}}, arm());
   EXPECT_DOUBLE_EQ(e.task.bounds.max_force, 30.0);
   EXPECT_EQ(e.task.name, "press_limit30");
+}
+
+TEST(Track, ExpandsToTheShippedVisualTrackingTaskAndTakesTheDistanceAndTimeout) {
+  const TaskCommand* track = shipped().find("track");
+  ASSERT_NE(track, nullptr);
+  const Expansion e = expand(*track, {{"distance", "0.25"}, {"lost-timeout", "1"}}, arm());
+  EXPECT_TRUE(e.task.visual_tracking.enabled);
+  EXPECT_DOUBLE_EQ(e.task.visual_tracking.reference_position.z(), 0.25);
+  EXPECT_DOUBLE_EQ(e.task.visual_tracking.lost_timeout, 1.0);
+  // With its defaults it is the shipped task, but for the name.
+  TaskParameters task = expand(*track, {}, arm()).task;
+  task.name = "visual_tracking";
+  EXPECT_TRUE(
+      proto::diff_tasks(
+          proto::load_task_file(std::string(TETHER_TASK_DIR) + "/visual_tracking.textproto"), task)
+          .empty())
+      << proto::format_differences(proto::diff_tasks(
+             proto::load_task_file(std::string(TETHER_TASK_DIR) + "/visual_tracking.textproto"),
+             task));
 }
 
 // ---- the diff ----

@@ -135,7 +135,7 @@ TEST(ConsoleCli, ABadValueIsAUsageErrorNamingTheOptionTheValueAndTheRange) {
                 "--wait-seconds: '3min': expected a time in (0, 1000000] s"},
            Case{"--timeout -1 status", "--timeout: '-1': expected a time in (0, 1000000] s"},
            Case{"preview --scene kitchen task.textproto",
-                "--scene: 'kitchen': expected free, door, wall, obstacles or proximity"},
+                "--scene: 'kitchen': expected free, door, wall, obstacles, proximity or target"},
            Case{"preview --arm ur5 task.textproto", "--arm: arm 'ur5': expected iiwa7 or panda"},
            Case{"teleop --mode sideways", "--mode: 'sideways': expected tool, world or camera"},
            Case{"teleop --reflect all", "--reflect: 'all': expected none, measured or error"},

@@ -78,7 +78,7 @@ TEST(Preview, RejectsAnUnknownSceneListingTheChoices) {
     preview_task(TaskParameters{}, options);
     FAIL() << "scene 'kitchen' was accepted";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("free, door, wall, obstacles or proximity"),
+    EXPECT_NE(std::string(e.what()).find("free, door, wall, obstacles, proximity or target"),
               std::string::npos);
   }
 }

@@ -229,6 +229,16 @@ TaskParameters full_task() {
   t.proximity.tool_T_sensor = Frame{so3_exp(Vector3(0.0, 0.0, 0.1)), Vector3(0.05, 0.0, 0.1)};
   t.proximity.input = InputKind::kForce;
   t.proximity.damping << 200, 200, 200, 40, 40, 40, 40;
+  t.visual_tracking.enabled = true;
+  t.visual_tracking.tool_T_camera =
+      Frame{so3_exp(Vector3(0.0, 0.0, -M_PI / 2)), Vector3(0.0, 0.06, 0.05)};
+  t.visual_tracking.reference_position = Vector3(0.01, -0.02, 0.25);
+  t.visual_tracking.gain = 6;
+  t.visual_tracking.velocity_filter_hz = 2;
+  t.visual_tracking.max_speed = 0.1;
+  t.visual_tracking.lost_timeout = 0.8;
+  t.visual_tracking.input = InputKind::kForce;
+  t.visual_tracking.damping << 300, 300, 300, 50, 50, 50, 50;
   t.manipulability.enabled = true;
   t.manipulability.gain = 0.5;
   t.manipulability.input = InputKind::kForce;
@@ -307,6 +317,7 @@ void expect_same_task(const TaskParameters& a, const TaskParameters& b) {
   EXPECT_SAME_ROTATION(teleoperation.world_R_hc_base);
   EXPECT_SAME_ROTATION(teleoperation.screen_R_hc_base);
   EXPECT_SAME_ROTATION(teleoperation.world_R_eye);
+  EXPECT_SAME(teleoperation.eye_time_ns);
   EXPECT_SAME(teleoperation.stall_timeout);
   EXPECT_SAME(teleoperation.max_playout_delay);
   EXPECT_SAME(teleoperation.hold_all_when_disabled);
@@ -317,7 +328,6 @@ void expect_same_task(const TaskParameters& a, const TaskParameters& b) {
   EXPECT_SAME(teleoperation.wave_impedance.filter_hz);
   EXPECT_SAME(teleoperation.drift.time_constant);
   EXPECT_SAME(teleoperation.drift.energy_share);
-  EXPECT_SAME(teleoperation.eye_time_ns);
   EXPECT_SAME(teleoperation.drift.max_speed_translation);
   EXPECT_SAME(teleoperation.drift.max_speed_rotation);
   EXPECT_SAME(force_control.enabled);
@@ -348,6 +358,15 @@ void expect_same_task(const TaskParameters& a, const TaskParameters& b) {
   EXPECT_SAME_FRAME(proximity.tool_T_sensor);
   EXPECT_SAME(proximity.input);
   EXPECT_SAME(proximity.damping);
+  EXPECT_SAME(visual_tracking.enabled);
+  EXPECT_SAME_FRAME(visual_tracking.tool_T_camera);
+  EXPECT_SAME(visual_tracking.reference_position);
+  EXPECT_SAME(visual_tracking.gain);
+  EXPECT_SAME(visual_tracking.velocity_filter_hz);
+  EXPECT_SAME(visual_tracking.max_speed);
+  EXPECT_SAME(visual_tracking.lost_timeout);
+  EXPECT_SAME(visual_tracking.input);
+  EXPECT_SAME(visual_tracking.damping);
   EXPECT_SAME(manipulability.enabled);
   EXPECT_SAME(manipulability.gain);
   EXPECT_SAME(manipulability.input);
@@ -529,6 +548,9 @@ void expect_every_field_present(const Message& m, const std::string& path) {
         case FieldDescriptor::CPPTYPE_ENUM:
           EXPECT_NE(r->GetEnumValue(m, f), 0) << field_path;
           break;
+        case FieldDescriptor::CPPTYPE_UINT64:
+          EXPECT_NE(r->GetUInt64(m, f), 0u) << field_path;
+          break;
         default:
           ADD_FAILURE() << "unexpected field type " << field_path;
       }
@@ -548,9 +570,6 @@ TEST(TaskSchema, EverySchemaFieldCarriesADomainField) {
   for (const auto& w : message.trajectory().waypoints()) expect_every_field_present(w, "waypoint.");
 }
 
-        case FieldDescriptor::CPPTYPE_UINT64:
-          EXPECT_NE(r->GetUInt64(m, f), 0u) << field_path;
-          break;
 TEST(TaskText, WritesOnlyWhatDiffersFromTheDefaults) {
   TaskParameters t;
   t.name = "short";
@@ -984,6 +1003,10 @@ TEST(TaskValidationPaths, EveryIssueNamesAFieldOfTheSchema) {
   t.proximity.distance_gain = -1;
   t.proximity.tilt_gain = -1;
   t.proximity.damping.setConstant(-1.0);
+  t.visual_tracking.gain = -1;
+  t.visual_tracking.reference_position.z() = 0.0;
+  t.visual_tracking.max_speed = 0;
+  t.visual_tracking.lost_timeout = -1;
   t.manipulability.gain = -1;
   t.manipulability.damping = 0;
   t.bounds.max_translation_deviation = 0;

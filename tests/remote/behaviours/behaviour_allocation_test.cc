@@ -14,6 +14,7 @@
 #include "tether/remote/behaviours/proximity/proximity.h"
 #include "tether/remote/behaviours/singularity_avoidance/singularity_avoidance.h"
 #include "tether/remote/behaviours/singularity_robustness/singularity_robustness.h"
+#include "tether/remote/behaviours/visual_tracking/visual_tracking.h"
 
 namespace tether::remote {
 namespace {
@@ -51,6 +52,10 @@ TEST(BehaviourAllocation, EveryBehaviourUpdateAllocatesNothing) {
     proximity.tool_T_sensor.p = Vector3(0.05, 0.0, 0.02);
     ManipulabilityParameters manipulability;
     manipulability.enabled = true;
+    VisualTrackingParameters visual;
+    visual.enabled = true;
+    fixture.arm_state().visual.valid = true;
+    fixture.arm_state().visual.target_in_camera = Vector3(0.02, 0.01, 0.28);
     fixture.arm_state().proximity.valid = true;
     fixture.arm_state().proximity.distance = 0.07;
     fixture.arm_state().proximity.surface_normal = Vector3(0.1, -0.2, 1.0).normalized();
@@ -61,6 +66,7 @@ TEST(BehaviourAllocation, EveryBehaviourUpdateAllocatesNothing) {
     Dither dither_behaviour;
     Proximity proximity_behaviour;
     Manipulability manipulability_behaviour;
+    VisualTracking visual_behaviour;
     BehaviourOutput out;
     double produced = 0.0;
 
@@ -71,8 +77,10 @@ TEST(BehaviourAllocation, EveryBehaviourUpdateAllocatesNothing) {
     dither_behaviour.reset(dither, fixture.context());
     proximity_behaviour.reset(proximity, fixture.context());
     manipulability_behaviour.reset(manipulability, fixture.context());
+    visual_behaviour.reset(visual, fixture.context());
     for (const InputKind input : {InputKind::kVelocity, InputKind::kForce}) {
-      joint_limits.input = dither.input = proximity.input = manipulability.input = input;
+      joint_limits.input = dither.input = proximity.input = manipulability.input = visual.input =
+          input;
       for (std::size_t n = 0; n < configurations.size(); ++n) {
         fixture.set(configurations[n]);
         fixture.context().time = 0.001 * static_cast<double>(n);
@@ -83,6 +91,13 @@ TEST(BehaviourAllocation, EveryBehaviourUpdateAllocatesNothing) {
         dither_behaviour.update(dither, fixture.context(), out);
         proximity_behaviour.update(proximity, fixture.context(), out);
         manipulability_behaviour.update(manipulability, fixture.context(), out);
+        // A new image every 30 cycles, each placed with the pose of its capture time.
+        if (n % 30 == 0) {
+          ++fixture.arm_state().visual.frame;
+          fixture.arm_state().visual.capture_time = fixture.arm_state().time - 0.05;
+        }
+        fixture.arm_state().time = fixture.context().time;
+        visual_behaviour.update(visual, fixture.context(), out);
         produced += out.force.norm() + out.velocity.norm() + out.joint_weight;
       }
     }

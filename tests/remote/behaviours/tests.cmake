@@ -1,7 +1,7 @@
 # Behaviour units of the remote-site executor (the extended-task-space patent). Sources are relative to tests/
 # (this file is include()d from tests/CMakeLists.txt).
 foreach(behaviour joint_limit_avoidance singularity_avoidance singularity_robustness dither
-                  proximity manipulability)
+                  proximity manipulability visual_tracking)
   tether_add_test(${behaviour}_test SOURCES remote/behaviours/${behaviour}_test.cc
                   LIBS tether::control)
 endforeach()

@@ -40,6 +40,8 @@ inline TaskParameters all_behaviours_task() {
   t.proximity.reference_distance = 0.15;
   t.manipulability.enabled = true;
   t.manipulability.gain = 0.5;
+  t.visual_tracking.enabled = true;
+  t.visual_tracking.lost_timeout = 100.0;  // the fake arm's camera sees one image only
   // The spheres-of-influence patent both ways: constraints in the resolver and the repulsive
   // behaviour.
   t.obstacle_avoidance.enabled = true;

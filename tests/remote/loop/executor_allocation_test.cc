@@ -24,6 +24,9 @@ void expect_no_allocation(ResolverKind resolver) {
   arm.proximity.distance = 0.16;
   arm.proximity.surface_normal = Vector3(0.05, 0.0, 1.0).normalized();
   arm.tool_mass = 0.8;
+  arm.visual.frame = 1;
+  arm.visual.valid = true;
+  arm.visual.target_in_camera = Vector3(0.01, -0.01, 0.31);
   auto executor_owner = std::make_unique<Executor>(model, queue);
   Executor& executor = *executor_owner;
   auto loop_owner = std::make_unique<ControlLoop>(arm, executor, Pacing::kBatch);
@@ -40,6 +43,11 @@ void expect_no_allocation(ResolverKind resolver) {
   executor.submit(task);
   std::uint64_t seq = 0;
   auto feed = [&] {
+    // A new camera image every 33 cycles, as a 30 Hz camera delivers them.
+    if (seq % 33 == 0) {
+      ++arm.visual.frame;
+      arm.visual.capture_time = 0.001 * static_cast<double>(seq) - 0.05;
+    }
     HandControllerSample s;
     s.sequence = ++seq;
     s.increment << 1e-5, 0, 0, 0, 0, 1e-5;

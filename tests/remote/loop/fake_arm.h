@@ -29,6 +29,7 @@ class FakeArm final : public ArmInterface {
     state_.wrench.tail<3>() = tool_com.cross(hold);
     state_.wrench_valid = wrench_valid;
     state_.proximity = proximity;
+    state_.visual = visual;
     state = state_;
     return status;
   }
@@ -50,6 +51,7 @@ class FakeArm final : public ArmInterface {
   Vector3 tool_com = Vector3::Zero();
   bool wrench_valid = true;
   ProximityReading proximity;
+  VisualReading visual;
   ArmStatus status = ArmStatus::kOk;
   int writes = 0;
 

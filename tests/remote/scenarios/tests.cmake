@@ -4,6 +4,11 @@ tether_add_test(door_experiment_test SOURCES remote/scenarios/door_experiment_te
 target_compile_definitions(door_experiment_test PRIVATE
   TETHER_TASK_DIR="${PROJECT_SOURCE_DIR}/remote_site/tasks")
 
+tether_add_test(visual_tracking_scenario_test SOURCES remote/scenarios/visual_tracking_scenario_test.cc
+                LIBS tether::sim tether::proto)
+target_compile_definitions(visual_tracking_scenario_test PRIVATE
+  TETHER_TASK_DIR="${PROJECT_SOURCE_DIR}/remote_site/tasks")
+
 # The shipped task files run through tether-remote exactly as the README shows, so they
 # cannot rot: exit status 0 = ran without a bound breach.
 add_test(NAME TetherRemote.RunsDoorForceTask
@@ -25,6 +30,10 @@ add_test(NAME TetherRemote.RunsDoorSpringTaskAtTheSeeds20Ms
 add_test(NAME TetherRemote.RunsDoorSharedTaskAtTheSeeds20Ms
          COMMAND tether-remote --batch --scene door --duration 2s --hand-controller rotate-x:15:1
                  --task ${PROJECT_SOURCE_DIR}/remote_site/tasks/door_shared_20ms.textproto)
+# The wrist camera follows the moving target (the visual-target scene).
+add_test(NAME TetherRemote.RunsVisualTrackingTask
+         COMMAND tether-remote --batch --scene target --duration 4s
+                 --task ${PROJECT_SOURCE_DIR}/remote_site/tasks/visual_tracking.textproto)
 # A rigid grasp at 20 ms leaves the force bound (exit 3), which is why the wrist is compliant.
 add_test(NAME TetherRemote.ARigidGraspAt20MsStopsOnTheForceBound
          COMMAND tether-remote --batch --scene door --duration 1s --wrist-stiffness rigid
@@ -44,7 +53,7 @@ set_tests_properties(TetherRemote.RunsDoorForceTask TetherRemote.RunsDoorSpringT
   TetherRemote.RunsDoorSharedTaskWithAScriptedHandController
   TetherRemote.RejectsAnInvalidTaskNamingTheField TetherRemote.RunsDoorForceTaskAtTheSeeds20Ms
   TetherRemote.RunsDoorSpringTaskAtTheSeeds20Ms TetherRemote.RunsDoorSharedTaskAtTheSeeds20Ms
-  TetherRemote.ARigidGraspAt20MsStopsOnTheForceBound
+  TetherRemote.ARigidGraspAt20MsStopsOnTheForceBound TetherRemote.RunsVisualTrackingTask
   TetherRemote.RejectsABadWristStiffnessNamingItsRange
   PROPERTIES ENVIRONMENT "TETHER_DATA_DIR=${PROJECT_SOURCE_DIR}/common")
 

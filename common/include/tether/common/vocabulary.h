@@ -48,6 +48,7 @@ enum class BreachCause : std::uint8_t {
   kOperatorStop,          // stop requested by the operator
   kDeadmanReleased,       // a hand-controller sample arrived with the enable switch released
   kGroundLinkLost,        // the teleoperation stream from the ground closed
+  kVisualTargetLost,      // time since the camera last saw the visual-tracking target [s]
 };
 
 // Which redundancy resolver turns the impedance law's ẋ_c (7-D, MOTION axes) into joint

@@ -276,6 +276,7 @@ bool allows_compliant_stop(BreachCause cause) noexcept {
     case BreachCause::kTeleoperationStalled:
     case BreachCause::kDeadmanReleased:
     case BreachCause::kGroundLinkLost:
+    case BreachCause::kVisualTargetLost:
       return true;
     default:
       return false;
@@ -557,6 +558,11 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
           BreachEvent{BreachCause::kTeleoperationStalled,
                       task_time_ - behaviours_.teleoperation.last_sample_time(),
                       behaviours_.teleoperation.stall_bound(task.teleoperation), task_time_, -1};
+    } else if (task.visual_tracking.enabled &&
+               behaviours_.visual_tracking.lost(task.visual_tracking, task_time_)) {
+      event = BreachEvent{BreachCause::kVisualTargetLost,
+                          task_time_ - behaviours_.visual_tracking.last_seen(),
+                          task.visual_tracking.lost_timeout, task_time_, -1};
     } else if (!arm.wrench_valid &&
                (task.force_control.enabled || std::isfinite(task.bounds.max_force) ||
                 std::isfinite(task.bounds.max_torque))) {
@@ -633,14 +639,14 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
   telemetry_.teleop_mode = behaviours_.teleoperation.last_mode();
   telemetry_.hand_controller_R_motion = behaviours_.teleoperation.hand_controller_R_motion();
   telemetry_.reflected_wrench = behaviours_.teleoperation.reflected_wrench();
+  telemetry_.world_R_eye = behaviours_.teleoperation.world_R_eye_used();
+  telemetry_.eye_time_ns = behaviours_.teleoperation.eye_time_ns_used();
   telemetry_.channel = behaviours_.teleoperation.energies();
   telemetry_.return_wave = behaviours_.teleoperation.return_wave();
   telemetry_.steady_ns = context_.steady_ns;
   if (current_ != nullptr) {
     telemetry_.reflection = current_->task.teleoperation.reflection;
     telemetry_.wave_impedance = current_->task.teleoperation.wave_impedance;
-  telemetry_.world_R_eye = behaviours_.teleoperation.world_R_eye_used();
-  telemetry_.eye_time_ns = behaviours_.teleoperation.eye_time_ns_used();
   }
   telemetry_.overruns = total_overruns_;
   telemetry_snapshot_.store(telemetry_);

@@ -23,6 +23,17 @@ struct ProximityReading {
   Vector3 surface_normal = Vector3::UnitZ();  // unit, L axes, pointing at the sensor
 };
 
+// What a camera saw of the visual-tracking target: its position in the camera frame C
+// (z along the optical axis, out of the lens; x right and y down in the image), estimated
+// from one image. A frame whose image does not hold the whole target is not valid. The
+// reading stays until the next frame arrives, which `frame` counts.
+struct VisualReading {
+  std::uint64_t frame = 0;                     // frames delivered so far (0: none yet)
+  bool valid = false;                          // the target was in view in that frame
+  double capture_time = 0.0;                   // [s] arm clock: when the image was taken
+  Vector3 target_in_camera = Vector3::Zero();  // [m] C axes, from the C origin
+};
+
 struct ArmState {
   double time = 0.0;                           // [s] arm clock
   JointVector position = JointVector::Zero();  // measured q [rad]
@@ -32,6 +43,7 @@ struct ArmState {
   Vector6 wrench = Vector6::Zero();
   bool wrench_valid = false;
   ProximityReading proximity;
+  VisualReading visual;  // a wrist camera's measurement (visual tracking); none: frame 0
   // Interface-specific observations for logs and scenario checks (the simulated door
   // scene reports its hinge angle in aux[0] [rad]); never used for control.
   std::array<double, 4> aux{};

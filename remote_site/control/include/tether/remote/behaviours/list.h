@@ -41,6 +41,7 @@
 #include "tether/remote/behaviours/spring_trajectory/spring_trajectory.h"
 #include "tether/remote/behaviours/teleoperation/teleoperation.h"
 #include "tether/remote/behaviours/trajectory/trajectory.h"
+#include "tether/remote/behaviours/visual_tracking/visual_tracking.h"
 
 // clang-format off
 #define TETHER_BEHAVIOURS(X)                                                                   \
@@ -54,7 +55,8 @@
   X(dither,                 Dither,                DITHER,                 "dither")                 \
   X(proximity,              Proximity,             PROXIMITY,              "proximity")              \
   X(manipulability,         Manipulability,        MANIPULABILITY,         "manipulability")         \
-  X(obstacle_avoidance,     ObstacleAvoidance,     OBSTACLE_AVOIDANCE,     "obstacle avoidance")
+  X(obstacle_avoidance,     ObstacleAvoidance,     OBSTACLE_AVOIDANCE,     "obstacle avoidance")     \
+  X(visual_tracking,        VisualTracking,        VISUAL_TRACKING,        "visual tracking")
 // clang-format on
 
 namespace tether {

@@ -17,10 +17,14 @@
 //   kObstacles        spheres that collide with the arm's links (default: beside the elbow
 //                     and forearm, default_obstacles()).
 //   kProximityTarget  a plate across the proximity sensor's beam, slightly tilted.
+//   kVisualTarget     a square marker in front of the wrist camera that moves sideways
+//                     (VisualTargetParameters); the camera (CameraParameters) images it.
 //
 // Frames: BASE (gravity −z), TOOL (the arm's flange frame), L (the proximity sensor frame:
 // its z axis points from the surface to the sensor, the beam travels along −z).
 
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -31,14 +35,14 @@
 
 namespace tether::remote {
 
-enum class SceneKind { kFreeSpace, kDoor, kWall, kObstacles, kProximityTarget };
+enum class SceneKind { kFreeSpace, kDoor, kWall, kObstacles, kProximityTarget, kVisualTarget };
 
 const char* to_string(SceneKind kind);
 
 // The scene names of the command-line tools: free, door, wall, obstacles, proximity; empty
 // for any other name. kSceneNames lists them for error messages.
 std::optional<SceneKind> scene_from_name(std::string_view name);
-inline constexpr const char* kSceneNames = "free, door, wall, obstacles or proximity";
+inline constexpr const char* kSceneNames = "free, door, wall, obstacles, proximity or target";
 
 // The gripper hangs below the wrist force/torque sensor, whose frame is the TOOL frame. It
 // is part of what the sensor measures (its weight is not compensated by the arm), and of the
@@ -140,6 +144,36 @@ struct ServoParameters {
   double damping_ratio = 1.0;  // at the largest inertia
 };
 
+// A camera on the gripper, the visual-tracking behaviour's virtual sensor: a pinhole camera
+// whose images are taken at `frame_rate`, measured with Gaussian pixel noise on each corner
+// of the target and delivered `latency` after they were taken. Its frame C: z along the
+// optical axis, out of the lens; x right and y down in the image. A frame whose image does
+// not hold all four corners of the target is delivered as not valid (out of view).
+struct CameraParameters {
+  // Default: 6 cm beside the gripper (TOOL +y), 5 cm along it, looking along TOOL z, with
+  // the image's y along TOOL x (down at the initial posture).
+  Frame tool_T_camera{(Matrix3() << 0.0, 1.0, 0.0, -1.0, 0.0, 0.0, 0.0, 0.0, 1.0).finished(),
+                      Vector3(0.0, 0.06, 0.05)};
+  int width = 640;                            // [px]
+  int height = 480;                           // [px]
+  double field_of_view = 1.0471975511965976;  // [rad] horizontal: 60°
+  double frame_rate = 30.0;                   // [Hz]
+  double pixel_noise = 1.0;                   // [px] standard deviation per coordinate
+  double latency = 0.05;                      // [s] from capture to delivery
+  std::uint64_t seed = 20260611;              // the noise's
+};
+
+// The visual-tracking target: a square marker facing the camera `distance` ahead of it at
+// the initial posture, at rest until `start`, then moving at `velocity` (BASE); at
+// `leave_at` it jumps 1 m along the initial image x, out of the camera's view.
+struct VisualTargetParameters {
+  double size = 0.1;                           // [m] side of the square
+  double distance = 0.3;                       // [m] along the optical axis at the start
+  Vector3 velocity = Vector3(0.0, 0.05, 0.0);  // [m/s] BASE
+  double start = 1.0;                          // [s]
+  double leave_at = std::numeric_limits<double>::infinity();  // [s]
+};
+
 struct SimulationOptions {
   SceneKind scene = SceneKind::kFreeSpace;
   // Joint configuration the simulation starts in and the scene is built around [rad];
@@ -152,6 +186,8 @@ struct SimulationOptions {
   WallParameters wall;
   ObstacleParameters obstacles;
   ProximityTargetParameters proximity_target;
+  CameraParameters camera;
+  VisualTargetParameters visual_target;
   ProximitySensorParameters proximity_sensor;
   ServoParameters servo;
 };

@@ -41,6 +41,8 @@
 //   proximity           ProximityReading in the sensor frame L (ProximitySensorParameters)
 //   aux[0], aux[1]      door scene: hinge angle [rad] (positive = open) and rate [rad/s]
 //   aux[2]              number of contacts between the arm (links, gripper) and the scene
+//   visual              visual-target scene: the wrist camera's latest delivered image
+//                       (VisualReading; scene.h CameraParameters, simulated_camera.h)
 //
 // Time: the arm's clock starts at 0 and only advance_to() moves it, in whole physics steps
 // (lock-step; a batch run goes as fast as the physics allows). read(), write() and
@@ -97,6 +99,10 @@ class SimulatedArm final : public ArmInterface {
   // (small-angle, about TOOL axes) of the gripper from the TOOL frame, in TOOL axes; zero
   // when the compliance is off (WristComplianceParameters::enabled).
   Vector6 wrist_deflection() const;
+
+  // kVisualTarget: the target's centre in the camera frame C now, exactly (the camera's
+  // readings are estimates from noisy, late images) [m]; std::logic_error in other scenes.
+  Vector3 visual_target_in_camera() const;
 
   // Wall-clock time the last advance_to() spent in the physics [s].
   double physics_step_time() const;
