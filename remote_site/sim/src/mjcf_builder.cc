@@ -330,6 +330,7 @@ std::string build_mjcf(const ArmModel& arm, const MjcfScene& s) {
       break;
     case SceneKind::kWall:
       wall(w, s);
+      obstacles(w, s);  // the sphere beside the elbow, if any
       break;
     case SceneKind::kObstacles:
       obstacles(w, s);

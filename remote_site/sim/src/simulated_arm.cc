@@ -306,6 +306,10 @@ SimulatedArm::SimulatedArm(const ArmModel& arm, const SimulationOptions& options
     }
     case SceneKind::kWall:
       scene.base_T_wall = s.base_T_tool0 * remote::wall_in_tool(options.wall, options.gripper);
+      if (options.wall.elbow_obstacle) {
+        s.spheres = {default_obstacles(arm, s.q0).front()};
+        scene.spheres = s.spheres;
+      }
       break;
     case SceneKind::kObstacles:
       s.spheres = options.obstacles.spheres.empty() ? default_obstacles(arm, s.q0)
@@ -466,7 +470,8 @@ Frame SimulatedArm::wall_in_tool() const {
 }
 
 const std::vector<Sphere>& SimulatedArm::obstacles() const {
-  if (impl_->options.scene != SceneKind::kObstacles) {
+  if (impl_->options.scene != SceneKind::kObstacles &&
+      impl_->options.scene != SceneKind::kWall) {
     throw std::logic_error("SimulatedArm::obstacles: the scene has no obstacles");
   }
   return impl_->spheres;

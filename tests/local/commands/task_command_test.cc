@@ -475,6 +475,17 @@ TEST(Track, ExpandsToTheShippedVisualTrackingTaskAndTakesTheDistanceAndTimeout) 
              task));
 }
 
+TEST(Polish, ExpandsWithItsDefaultsToTheShippedPolishingTask) {
+  const TaskCommand* polish = shipped().find("polish");
+  ASSERT_NE(polish, nullptr);
+  TaskParameters task = expand(*polish, {}, arm()).task;
+  task.name = "polish";
+  const TaskParameters file =
+      proto::load_task_file(std::string(TETHER_TASK_DIR) + "/polish.textproto");
+  EXPECT_TRUE(proto::diff_tasks(file, task).empty())
+      << proto::format_differences(proto::diff_tasks(file, task));
+}
+
 // ---- the diff ----
 
 TEST(TaskDiff, ComparesRotationsAsRotationsAndDefaultsAsDefaults) {

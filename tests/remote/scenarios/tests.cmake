@@ -9,6 +9,11 @@ tether_add_test(visual_tracking_scenario_test SOURCES remote/scenarios/visual_tr
 target_compile_definitions(visual_tracking_scenario_test PRIVATE
   TETHER_TASK_DIR="${PROJECT_SOURCE_DIR}/remote_site/tasks")
 
+tether_add_test(polishing_test SOURCES remote/scenarios/polishing_test.cc
+                LIBS tether::sim tether::proto)
+target_compile_definitions(polishing_test PRIVATE
+  TETHER_TASK_DIR="${PROJECT_SOURCE_DIR}/remote_site/tasks")
+
 # The shipped task files run through tether-remote exactly as the README shows, so they
 # cannot rot: exit status 0 = ran without a bound breach.
 add_test(NAME TetherRemote.RunsDoorForceTask
@@ -34,6 +39,11 @@ add_test(NAME TetherRemote.RunsDoorSharedTaskAtTheSeeds20Ms
 add_test(NAME TetherRemote.RunsVisualTrackingTask
          COMMAND tether-remote --batch --scene target --duration 4s
                  --task ${PROJECT_SOURCE_DIR}/remote_site/tasks/visual_tracking.textproto)
+# The polishing task presses the tip onto the wall, the hand held still (its stream a
+# heartbeat; the raster is the scenario test's).
+add_test(NAME TetherRemote.RunsPolishTask
+         COMMAND tether-remote --batch --scene wall --duration 3s --hand-controller rotate-x:0:3
+                 --task ${PROJECT_SOURCE_DIR}/remote_site/tasks/polish.textproto)
 # A rigid grasp at 20 ms leaves the force bound (exit 3), which is why the wrist is compliant.
 add_test(NAME TetherRemote.ARigidGraspAt20MsStopsOnTheForceBound
          COMMAND tether-remote --batch --scene door --duration 1s --wrist-stiffness rigid
@@ -54,6 +64,7 @@ set_tests_properties(TetherRemote.RunsDoorForceTask TetherRemote.RunsDoorSpringT
   TetherRemote.RejectsAnInvalidTaskNamingTheField TetherRemote.RunsDoorForceTaskAtTheSeeds20Ms
   TetherRemote.RunsDoorSpringTaskAtTheSeeds20Ms TetherRemote.RunsDoorSharedTaskAtTheSeeds20Ms
   TetherRemote.ARigidGraspAt20MsStopsOnTheForceBound TetherRemote.RunsVisualTrackingTask
+  TetherRemote.RunsPolishTask
   TetherRemote.RejectsABadWristStiffnessNamingItsRange
   PROPERTIES ENVIRONMENT "TETHER_DATA_DIR=${PROJECT_SOURCE_DIR}/common")
 

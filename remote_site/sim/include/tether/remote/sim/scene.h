@@ -13,7 +13,7 @@
 //                     4-10). Its geometry is fixed in TOOL coordinates (hinge_in_tool()); the
 //                     initial TOOL x axis must point down (BASE −z) so the hinge is vertical.
 //   kWall             a stiff flat wall across the TOOL z axis, `clearance` beyond the
-//                     gripper tip.
+//                     gripper tip, and a sphere beside the elbow (WallParameters).
 //   kObstacles        spheres that collide with the arm's links (default: beside the elbow
 //                     and forearm, default_obstacles()).
 //   kProximityTarget  a plate across the proximity sensor's beam, slightly tilted.
@@ -103,6 +103,9 @@ struct DoorParameters {
 // TOOL z axis, `clearance` beyond the gripper tip. Contact is stiff (2 ms time constant).
 struct WallParameters {
   double clearance = 0.03;  // [m] gripper tip to wall surface along TOOL +z
+  // A sphere beside the elbow (the first of default_obstacles()), as a workcell has: the
+  // polishing task keeps the arm off it with obstacle avoidance.
+  bool elbow_obstacle = true;
 };
 
 struct Sphere {

@@ -86,7 +86,7 @@ class SimulatedArm final : public ArmInterface {
   // when the scene has no such object.
   Frame hinge_in_tool() const;                   // kDoor: HINGE frame in TOOL
   Frame wall_in_tool() const;                    // kWall: WALL frame in TOOL
-  const std::vector<Sphere>& obstacles() const;  // kObstacles: spheres, BASE
+  const std::vector<Sphere>& obstacles() const;  // kObstacles, kWall: spheres, BASE
   Frame proximity_target_in_sensor() const;      // kProximityTarget: PLATE frame in L
 
   // What hangs below the wrist sensor: a task compensates its weight with these.
