@@ -104,10 +104,10 @@ void check_options(const ArmModel& arm, const SimulationOptions& o, const JointV
     }
     const VisualTargetParameters& t = o.visual_target;
     if (!(t.size > 0.0) || !(t.distance > 0.0) || !t.velocity.allFinite() ||
-        !std::isfinite(t.start) || std::isnan(t.leave_at)) {
+        !std::isfinite(t.start) || std::isnan(t.leave_at) || !(t.travel > 0.0)) {
       throw std::invalid_argument(
           "SimulatedArm: visual target needs size > 0, distance > 0, a finite velocity and "
-          "start");
+          "start, and a travel > 0");
     }
   }
   if (!(o.wall.clearance >= 0.0)) {
@@ -470,8 +470,7 @@ Frame SimulatedArm::wall_in_tool() const {
 }
 
 const std::vector<Sphere>& SimulatedArm::obstacles() const {
-  if (impl_->options.scene != SceneKind::kObstacles &&
-      impl_->options.scene != SceneKind::kWall) {
+  if (impl_->options.scene != SceneKind::kObstacles && impl_->options.scene != SceneKind::kWall) {
     throw std::logic_error("SimulatedArm::obstacles: the scene has no obstacles");
   }
   return impl_->spheres;

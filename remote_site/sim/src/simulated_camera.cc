@@ -19,7 +19,18 @@ SimulatedCamera::SimulatedCamera(const CameraParameters& camera,
 
 Frame SimulatedCamera::target_pose(double t) const noexcept {
   Frame pose = base_T_target0_;
-  if (t > target_.start) pose.p += target_.velocity * (t - target_.start);
+  const double speed = target_.velocity.norm();
+  if (t > target_.start && speed > 0.0) {
+    const double s = speed * (t - target_.start);  // distance travelled [m]
+    double along = s;
+    if (std::isfinite(target_.travel)) {
+      // A triangle wave of amplitude A = travel/2 through 0 at s = 0, rising first.
+      const double a = 0.5 * target_.travel;
+      const double phase = std::fmod(s + a, 4.0 * a);
+      along = phase < 2.0 * a ? phase - a : 3.0 * a - phase;
+    }
+    pose.p += (along / speed) * target_.velocity;
+  }
   if (t >= target_.leave_at) pose.p += 1.0 * base_T_target0_.R.col(0);
   return pose;
 }

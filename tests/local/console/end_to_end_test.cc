@@ -36,11 +36,11 @@ std::string without_file(const std::string& path) {
 // comes from its --port-file. It is asked to end with SIGTERM, and killed after 5 s.
 class RemoteSiteProcess {
  public:
-  RemoteSiteProcess()
+  explicit RemoteSiteProcess(const std::string& scene = "door")
       : log_(temp_dir() + "/tether-remote.log"),
         port_file_(without_file(temp_dir() + "/port")),
         process_(TETHER_REMOTE_BIN,
-                 {"--serve", "127.0.0.1:0", "--scene", "door", "--site", "e2e", "--port-file",
+                 {"--serve", "127.0.0.1:0", "--scene", scene, "--site", "e2e", "--port-file",
                   port_file_, "--config", TETHER_TEST_PKI "/sites/remote.conf"},
                  log_) {}
 
@@ -151,6 +151,33 @@ TEST_F(ConsoleEndToEnd, OpensTheDoorFromConnectToReset) {
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   r = tether("status");
   EXPECT_FALSE(contains(r.output, "state        stopped")) << r.output;
+}
+
+// The command-to-behaviour map through the pair: the console expands a task command, the
+// remote site receives only the expanded set and runs it. Visual tracking on the served
+// visual-target scene: the camera keeps the moving target in view, so the task runs on.
+TEST_F(ConsoleEndToEnd, ATaskCommandIsExpandedUploadedAndRunByTheRemoteSite) {
+  RemoteSiteProcess site("target");
+  const std::string address = site.wait_for_address();
+  ASSERT_FALSE(address.empty()) << "tether-remote did not report its port:\n" << site.log();
+  Result r = tether("--remote " + address + " do track --distance 0.3 --name track_e2e --start");
+  ASSERT_EQ(r.code, kExitOk) << r.output;
+  EXPECT_TRUE(contains(r.output, "no breach predicted")) << r.output;
+  EXPECT_TRUE(contains(r.output, "uploaded 'track_e2e'")) << r.output;
+  // The remote holds the expanded set, not the command.
+  r = tether("--remote " + address + " show track_e2e");
+  ASSERT_EQ(r.code, kExitOk) << r.output;
+  EXPECT_TRUE(contains(r.output, "visual_tracking")) << r.output;
+  // A real-time loop on a loaded machine may miss deadlines; allow that, not losing the target.
+  r = tether("--remote " + address + " set bounds.max_consecutive_overruns 1000000");
+  EXPECT_EQ(r.code, kExitOk) << r.output;
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  r = tether("--remote " + address + " status");
+  ASSERT_EQ(r.code, kExitOk) << r.output;
+  EXPECT_TRUE(contains(r.output, "state        running")) << r.output;
+  EXPECT_TRUE(contains(r.output, "breach       none")) << r.output;
+  r = tether("--remote " + address + " stop");
+  EXPECT_EQ(r.code, kExitOk) << r.output;
 }
 
 }  // namespace

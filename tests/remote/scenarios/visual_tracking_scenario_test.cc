@@ -1,6 +1,7 @@
 // Visual tracking on the MuJoCo visual-target scene with the task shipped in
 // remote_site/tasks: the wrist camera (30 Hz, 50 ms latency, 1 px noise) follows a target
-// moving sideways at 0.05 m/s, and a target that leaves the view stops the arm.
+// moving sideways at 0.05 m/s (back and forth over 0.2 m), and a target that leaves the view
+// stops the arm.
 
 #include <gtest/gtest.h>
 
@@ -75,8 +76,9 @@ Tracked track(SimulatedArm& arm, const TaskParameters& task, double seconds, dou
 TEST(VisualTrackingScene, FollowsATargetMovingAt5CmPerSecondWithinFiveMillimetres) {
   const ArmModel model = load_default_arm();
   SimulatedArm arm(model, target_scene(model));
-  // At rest for 1 s, then 0.05 m/s sideways: 0.25 m by the end.
-  const Tracked t = track(arm, shipped(), 6.0, 3.0);
+  // At rest for 1 s, then 0.05 m/s sideways, back and forth over 0.2 m: out to +0.1 m by
+  // 3 s, back through the start to −0.1 m by 7 s. Steady state: the second leg, from 4.5 s.
+  const Tracked t = track(arm, shipped(), 6.5, 4.5);
   EXPECT_FALSE(t.record.breach) << describe(t.record.breach);
   EXPECT_EQ(t.record.final_state, ExecutorState::kRunning);
   std::printf("visual tracking: lateral error ≤ %.2f mm, depth error ≤ %.2f mm in steady state\n",
@@ -92,7 +94,7 @@ TEST(VisualTrackingScene, WithoutTheFeedForwardTheCameraLagsByVelocityOverGain) 
   SimulatedArm arm(model, target_scene(model));
   TaskParameters task = shipped();
   task.visual_tracking.velocity_filter_hz = 0.0;
-  const Tracked t = track(arm, task, 6.0, 3.0);
+  const Tracked t = track(arm, task, 6.5, 4.5);
   EXPECT_FALSE(t.record.breach) << describe(t.record.breach);
   std::printf("visual tracking without feed-forward: lateral lag %.2f mm at the end\n",
               1e3 * t.final_in_camera.head<2>().norm());

@@ -167,13 +167,16 @@ struct CameraParameters {
 };
 
 // The visual-tracking target: a square marker facing the camera `distance` ahead of it at
-// the initial posture, at rest until `start`, then moving at `velocity` (BASE); at
-// `leave_at` it jumps 1 m along the initial image x, out of the camera's view.
+// the initial posture, at rest until `start`, then moving at the speed of `velocity` (BASE)
+// back and forth along it over `travel`, centred on where it started (first along
+// `velocity`), so a served scene keeps it in view however late a task starts; at `leave_at`
+// it jumps 1 m along the initial image x, out of the camera's view.
 struct VisualTargetParameters {
   double size = 0.1;                           // [m] side of the square
   double distance = 0.3;                       // [m] along the optical axis at the start
   Vector3 velocity = Vector3(0.0, 0.05, 0.0);  // [m/s] BASE
   double start = 1.0;                          // [s]
+  double travel = 0.2;                         // [m] end to end; infinity: one way, for ever
   double leave_at = std::numeric_limits<double>::infinity();  // [s]
 };
 
