@@ -222,8 +222,10 @@ TEST(LinkEmulator, HoldsEverythingThroughAStallAndLetsItGoInOrderAtItsEnd) {
       EXPECT_GE(sent + trips[i], from + 0.4 - 2e-3) << i;
     } else if (sent < from - 0.005 || sent > from + 0.45) {
       // Outside the stall (and once its backlog has drained) the link is immediate: no
-      // more than a loaded machine's scheduling, far from the stall's 400 ms.
-      EXPECT_LT(trips[i], 10e-3) << i;
+      // more than a loaded machine's scheduling, far from the stall's 400 ms. (The first
+      // trips of a run under a full ctest took 11.7 ms on the 2-core CI machine: the bound
+      // is an order below the stall, not a latency figure.)
+      EXPECT_LT(trips[i], 40e-3) << i;
     }
   }
   EXPECT_GT(held, 150);
