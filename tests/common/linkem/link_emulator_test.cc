@@ -14,6 +14,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -25,23 +27,30 @@ using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
 // Echoes every byte back on each connection, one thread per connection.
+// A TCP echo server on its own threads. Every session thread is joined before the
+// io_context its socket belongs to is destroyed: a detached one could close its socket after
+// the io_context was gone (seen as "double free detected" in a clean-clone CI run).
 class EchoServer {
  public:
   EchoServer() : acceptor_(io_, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {
     thread_ = std::thread([this] {
       while (true) {
-        tcp::socket socket(io_);
+        auto socket = std::make_shared<tcp::socket>(io_);
         std::error_code error;
-        acceptor_.accept(socket, error);
+        acceptor_.accept(*socket, error);
         if (error || stop_.load()) return;
-        sessions_.emplace_back([s = std::move(socket)]() mutable {
+        {
+          const std::lock_guard<std::mutex> lock(mutex_);
+          sockets_.push_back(socket);
+        }
+        sessions_.emplace_back([s = socket]() {
           std::array<char, 65536> buffer{};
           std::error_code e;
-          s.set_option(tcp::no_delay(true), e);
+          s->set_option(tcp::no_delay(true), e);
           while (true) {
-            const std::size_t n = s.read_some(asio::buffer(buffer), e);
+            const std::size_t n = s->read_some(asio::buffer(buffer), e);
             if (e) return;
-            asio::write(s, asio::buffer(buffer.data(), n), e);
+            asio::write(*s, asio::buffer(buffer.data(), n), e);
             if (e) return;
           }
         });
@@ -54,8 +63,15 @@ class EchoServer {
     tcp::socket poke(io_);
     poke.connect(acceptor_.local_endpoint(), e);
     thread_.join();
-    for (auto& t : sessions_) t.detach();
+    {
+      // Wakes every session blocked in read_some (it reads end of stream and returns).
+      const std::lock_guard<std::mutex> lock(mutex_);
+      for (const auto& socket : sockets_) socket->shutdown(tcp::socket::shutdown_both, e);
+    }
+    for (auto& t : sessions_) t.join();
   }
+  EchoServer(const EchoServer&) = delete;
+  EchoServer& operator=(const EchoServer&) = delete;
   std::string address() const {
     return "127.0.0.1:" + std::to_string(acceptor_.local_endpoint().port());
   }
@@ -65,6 +81,8 @@ class EchoServer {
   tcp::acceptor acceptor_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
+  std::mutex mutex_;
+  std::vector<std::shared_ptr<tcp::socket>> sockets_;
   std::vector<std::thread> sessions_;
 };
 
