@@ -407,7 +407,11 @@ void pace(std::chrono::steady_clock::time_point& next) {
 }
 
 TEST_F(RemoteSiteServerTest, TeleoperationAppliesEveryIncrementOnceInOrderAndReflectsForce) {
-  ASSERT_TRUE(upload("alice", "shared", shipped_task("door_shared")).ok());
+  // About exactly-once delivery, not stall detection: under TSan a client paused 101 ms
+  // once and the shipped 0.1 s stall bound stopped the task before its last increments.
+  v1::TaskParameters task = shipped_task("door_shared");
+  task.mutable_teleoperation()->set_stall_timeout_s(1.0);
+  ASSERT_TRUE(upload("alice", "shared", task).ok());
   TeleopSession session(*stub_, "alice");
   ASSERT_TRUE(session.send(1, 0.0));  // keeps the stream alive across the start
   ASSERT_TRUE(start("alice", "shared").ok());
