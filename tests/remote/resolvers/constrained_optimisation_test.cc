@@ -325,6 +325,140 @@ TEST(ConstrainedOptimisation, NonFiniteInputKeepsThePosition) {
   EXPECT_EQ(result.q, pr.q);
 }
 
+// A smooth 1 kHz motion through the iiwa's free workspace: a 4 cm circle in 2 s with a
+// slow wrist rotation, the hand ramped in over 0.2 s.
+MotionVector circle_shift(int i, double dt) {
+  const double t = i * dt;
+  const double ramp = std::min(1.0, t / 0.2);
+  const double w = 2.0 * 3.14159265358979323846 / 2.0;
+  MotionVector v;
+  v << -0.04 * w * std::sin(w * t), 0.04 * w * std::cos(w * t), 0.0, 0.0, 0.0, 0.2, 0.0;
+  return ramp * v * dt;
+}
+
+TEST(ConstrainedOptimisation, RealTimePathAgreesWithTheIterativeActiveSetMethod) {
+  Iiwa iiwa;
+  Params params;
+  params.gamma.setConstant(0.1);
+  params.beta.setConstant(1e-3);
+  params.q_ref = iiwa_start();
+  Resolver fast(params);
+  Resolver reference(params);
+  std::mt19937 rng(15);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  Problem pr;
+  pr.dt = 0.001;
+  JointVector q = iiwa_start();
+  JointVector q_previous = q;
+  int real_time = 0;
+  int compared = 0;
+  constexpr int kSamples = 2000;
+  for (int i = 0; i < kSamples; ++i) {
+    iiwa.fill(q, q_previous, pr);
+    pr.task_rows = 6;
+    pr.commanded_shift = circle_shift(i, pr.dt);
+    // A random half-space on the joint step every 100 samples, met with its braking room.
+    pr.inequality_count = (i / 100) % 2;
+    for (int j = 0; j < kArmDof; ++j) pr.inequality_normals(0, j) = u(rng);
+    pr.inequality_bounds[0] = -1e-2;
+    const auto a = fast.solve(pr);
+    const auto b = reference.solve_with_active_set(pr);
+    SCOPED_TRACE("sample " + std::to_string(i));
+    if (a.null_space_dimension == 0) {
+      // A row switched on that no step within the acceleration window can meet: the
+      // iterative method's phase 0 decides, and both report it.
+      ASSERT_EQ(a.status, b.status);
+      q_previous = q;
+      q = a.q;
+      continue;
+    }
+    ASSERT_EQ(a.status, Status::kOk);
+    // The real-time path meets the rows, the box and the half-space exactly.
+    ASSERT_LT(a.task_residual, 1e-15);
+    const JointVector step = a.q - q;
+    ASSERT_TRUE((step - fast.step_lower()).minCoeff() > -1e-15);
+    ASSERT_TRUE((fast.step_upper() - step).minCoeff() > -1e-15);
+    if (pr.inequality_count == 1) {
+      ASSERT_GE(pr.inequality_normals.row(0).dot(step), -1e-2 - 1e-15);
+    }
+    // The iterative method is the reference where it meets the rows itself: at 1 kHz the
+    // steps are ~1e-5 rad and its tangent-space tolerances sometimes leave a residual.
+    if (b.task_residual < 1e-12) {
+      ++compared;
+      ASSERT_NEAR(a.p, b.p, 1e-9);
+      ASSERT_LT((a.q - b.q).cwiseAbs().maxCoeff(), 1e-9);
+    }
+    if (a.null_space_dimension > 0) ++real_time;
+    q_previous = q;
+    q = a.q;
+  }
+  EXPECT_GT(real_time, kSamples * 95 / 100);
+  std::printf("agreement: %d of %d samples on the real-time path, %d compared\n", real_time,
+              kSamples, compared);
+  EXPECT_GT(compared, kSamples / 2);
+}
+
+TEST(ConstrainedOptimisation, PIsOneInFreeMotionAwayFromTheLimits) {
+  Iiwa iiwa;
+  Params params;
+  params.beta.setConstant(1e-3);
+  params.q_ref = iiwa_start();
+  Resolver resolver(params);
+  Problem pr;
+  pr.dt = 0.001;
+  JointVector q = iiwa_start();
+  JointVector q_previous = q;
+  double least_p = 1.0;
+  int most_iterations = 0;
+  for (int i = 0; i < 2000; ++i) {
+    iiwa.fill(q, q_previous, pr);
+    pr.commanded_shift = circle_shift(i, pr.dt);
+    const auto result = resolver.solve(pr);
+    ASSERT_EQ(result.status, Status::kOk) << "sample " << i;
+    ASSERT_GT(result.null_space_dimension, 0) << "sample " << i;
+    least_p = std::min(least_p, result.p);
+    if (i > 0) most_iterations = std::max(most_iterations, result.iterations);
+    q_previous = q;
+    q = result.q;
+  }
+  EXPECT_GE(least_p, 1.0 - 1e-12);
+  std::printf("free motion: p >= %.15f, at most %d lines solved in a cycle\n", least_p,
+              most_iterations);
+}
+
+TEST(ConstrainedOptimisation, ArmAngleRowIsTrackedAfterThePoseAndGivesWayToAConstraint) {
+  Iiwa iiwa;
+  Params params;
+  Resolver resolver(params);
+  Problem pr;
+  pr.dt = 0.001;
+  const JointVector q = iiwa_start();
+  iiwa.fill(q, q, pr);
+  pr.task_rows = 7;
+  // ψ row: here simply the elbow swivel's joint 2, turned at 0.2 rad/s while the hand holds.
+  pr.jacobian.row(6).setZero();
+  pr.jacobian(6, 2) = 1.0;
+  pr.commanded_shift.setZero();
+  pr.commanded_shift[6] = 0.2 * pr.dt;
+  pr.q_previous = q;  // at rest: the acceleration window allows 10 rad/s² · 1 ms²
+  pr.commanded_shift[6] = 5e-6;
+  auto free = resolver.solve(pr);
+  ASSERT_EQ(free.status, Status::kOk);
+  EXPECT_NEAR(free.p, 1.0, 1e-12);
+  EXPECT_NEAR(free.q[2] - q[2], 5e-6, 1e-12);  // the arm angle, met exactly
+  // A row that forbids the self-motion's positive direction on joint 2: the pose keeps p = 1,
+  // the arm angle gives way.
+  pr.inequality_count = 1;
+  pr.inequality_normals.setZero();
+  pr.inequality_normals(0, 2) = -1.0;
+  pr.inequality_bounds[0] = -1e-6;
+  const auto blocked = resolver.solve(pr);
+  ASSERT_EQ(blocked.status, Status::kOk);
+  EXPECT_NEAR(blocked.p, 1.0, 1e-12);
+  EXPECT_NEAR(blocked.q[2] - q[2], 1e-6, 1e-12);
+  EXPECT_LT((pr.jacobian.topRows<6>() * (blocked.q - q)).norm(), 1e-12);
+}
+
 TEST(ConstrainedOptimisation, RejectsNegativeWeightsNamingTheField) {
   Params params;
   params.beta[3] = -1.0;

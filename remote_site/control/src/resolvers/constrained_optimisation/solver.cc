@@ -21,6 +21,18 @@ constexpr double kNullTolerance = 1e-10;
 constexpr double kCurvatureTolerance = 1e-12;
 constexpr double kMultiplierTolerance = 1e-12;
 constexpr double kRowBrakingShare = 0.5;
+// The real-time path. Relative pivot below which Aᵀ's QR counts a row as dependent (then the
+// iterative method takes over); rows of g shorter than kReducedZeroRow do not move with y;
+// kReducedTolerance [rad, unit rows] is how far a row may be missed and still hold; the
+// bounding box [−kReducedBox, kReducedBox]² only bounds the first lines of the linear
+// programme (the variable bounds keep ‖y‖ = ‖z‖ far inside it).
+constexpr double kRankTolerance = 1e-9;
+constexpr double kReducedZeroRow = 1e-12;
+constexpr double kReducedParallel = 1e-12;
+constexpr double kReducedTolerance = 1e-13;
+constexpr double kReducedBox = 1e3;
+// The iterative method's weight on the arm-angle row, relative to the criteria's largest.
+constexpr double kArmAnglePenalty = 1e6;
 
 void require_non_negative(const JointVector& v, const char* name) {
   for (int j = 0; j < kArmDof; ++j) {
@@ -128,6 +140,10 @@ bool ConstrainedOptimisationResolver::build(const Problem& pr, Result& result) n
   task_.setZero();
   task_.topLeftCorner(m_, kArmDof) = pr.jacobian.topRows(m_);
   task_.col(kP).head(m_) = -d.head(m_);
+  // The arm-angle row is not an equality: it is tracked next after the pose (see the header),
+  // from task_.row(6). The equalities are the six pose rows.
+  track_arm_angle_ = m_ == 7;
+  m_ = 6;
 
   bool box_consistent = true;
   for (int j = 0; j < kArmDof; ++j) {
@@ -378,8 +394,208 @@ ConstrainedOptimisationResolver::Result ConstrainedOptimisationResolver::solve(
     result.status = Result::Status::kNonFinite;
     result.q = problem.q;
     result.p = 0.0;
+    warm_ = {-1, -1};
     return result;
   }
+  if (params_.mode == Parameters::Mode::kLexicographic && result.status == Result::Status::kOk &&
+      solve_reduced(problem, result)) {
+    return result;
+  }
+  warm_ = {-1, -1};
+  return solve_general(problem, result);
+}
+
+ConstrainedOptimisationResolver::Result ConstrainedOptimisationResolver::solve_with_active_set(
+    const Problem& problem) noexcept {
+  Result result;
+  result.status = Result::Status::kOk;
+  if (!build(problem, result)) {
+    result.status = Result::Status::kNonFinite;
+    result.q = problem.q;
+    result.p = 0.0;
+    return result;
+  }
+  return solve_general(problem, result);
+}
+
+bool ConstrainedOptimisationResolver::solve_reduced(const Problem& problem,
+                                                    Result& result) noexcept {
+  // The general rows enter at their (braking) targets; ineq_relaxed_ concerns only the
+  // iterative method's starting point. Rows no step can meet make the programme below
+  // infeasible, and the iterative method's phase 0 takes over.
+  // The null space of A = [J  −Δx_d]: Aᵀ P = Q R, the columns of Q past the rank span it.
+  Eigen::Matrix<double, kVars, kMotionDim> At = Eigen::Matrix<double, kVars, kMotionDim>::Zero();
+  At.leftCols(m_) = task_.topRows(m_).transpose();
+  qr_.setThreshold(kRankTolerance);
+  qr_.compute(At);
+  const int k = kVars - static_cast<int>(qr_.rank());
+  if (k < 1 || k > 2) return false;  // rank-deficient at a singularity
+  basis_ = qr_.householderQ();
+  // N = the last k columns; with k = 1 the second column is zero, so its coordinate moves
+  // nothing and the two-dimensional algorithm below serves both cases.
+  Eigen::Matrix<double, kVars, 2> N = Eigen::Matrix<double, kVars, 2>::Zero();
+  N.col(0) = basis_.col(kVars - 1);
+  if (k == 2) N.col(1) = basis_.col(kVars - 2);
+
+  // Every constraint as a unit half-plane g_rᵀ y ≥ h_r. Ids are stable across cycles (2j, 2j+1:
+  // variable j's lower and upper bound; 2·kVars + k: general row k), so last cycle's active
+  // rows can be found again.
+  int n_rows = 0;
+  bool feasible = true;
+  auto add = [&](int id, const Eigen::Vector2d& g, double h) {
+    const double norm = g.norm();
+    if (!(norm > kReducedZeroRow)) {
+      // y cannot move this row: it holds for every y or for none.
+      if (h > kReducedTolerance) feasible = false;
+      return;
+    }
+    reduced_rows_.row(id) = g.transpose() / norm;
+    reduced_bounds_[id] = h / norm;
+    order_[static_cast<std::size_t>(n_rows++)] = id;
+  };
+  for (int j = 0; j < kVars; ++j) {
+    const Eigen::Vector2d g = N.row(j).transpose();
+    add(2 * j, g, lo_[j]);
+    add(2 * j + 1, -g, -hi_[j]);
+  }
+  for (int r = 0; r < n_ineq_; ++r) {
+    const Eigen::Vector2d g = (ineq_.row(r) * N).transpose();
+    add(2 * kVars + r, g, ineq_target_[r]);
+  }
+  if (!feasible) return false;
+  // Warm start: last cycle's active rows first.
+  int front = 0;
+  for (const int w : warm_) {
+    if (w < 0) continue;
+    for (int a = front; a < n_rows; ++a) {
+      if (order_[static_cast<std::size_t>(a)] == w) {
+        std::swap(order_[static_cast<std::size_t>(a)], order_[static_cast<std::size_t>(front)]);
+        ++front;
+        break;
+      }
+    }
+  }
+
+  // Phase 2: max p = cᵀy, Seidel's incremental linear programme. The optimum so far is kept;
+  // a row it violates holds with equality at the new optimum, found on that row's line
+  // against the rows before it.
+  const Eigen::Vector2d c = N.row(kP).transpose();
+  const double c_norm = c.norm();
+  if (!(c_norm > kReducedZeroRow)) return false;  // p ≡ 0 on the task rows
+  Eigen::Vector2d y(c[0] >= 0.0 ? kReducedBox : -kReducedBox,
+                    c[1] >= 0.0 ? kReducedBox : -kReducedBox);
+  std::array<int, 2> active{-1, -1};
+  int iterations = 1;
+  for (int a = 0; a < n_rows; ++a) {
+    const int i = order_[static_cast<std::size_t>(a)];
+    const Eigen::Vector2d g = reduced_rows_.row(i).transpose();
+    if (g.dot(y) >= reduced_bounds_[i] - kReducedTolerance) continue;
+    ++iterations;
+    const Eigen::Vector2d u(-g[1], g[0]);
+    const Eigen::Vector2d y0 = g * reduced_bounds_[i];
+    double t_lo = -kInf;
+    double t_hi = kInf;
+    int lo_id = -1;
+    int hi_id = -1;
+    for (int d = 0; d < 2; ++d) {  // the bounding box keeps the first lines bounded
+      if (u[d] > kReducedParallel) {
+        t_lo = std::max(t_lo, (-kReducedBox - y0[d]) / u[d]);
+        t_hi = std::min(t_hi, (kReducedBox - y0[d]) / u[d]);
+      } else if (u[d] < -kReducedParallel) {
+        t_lo = std::max(t_lo, (kReducedBox - y0[d]) / u[d]);
+        t_hi = std::min(t_hi, (-kReducedBox - y0[d]) / u[d]);
+      }
+    }
+    for (int b = 0; b < a; ++b) {
+      const int j = order_[static_cast<std::size_t>(b)];
+      const double gu = reduced_rows_.row(j).dot(u);
+      const double rhs = reduced_bounds_[j] - reduced_rows_.row(j).dot(y0);
+      if (gu > kReducedParallel) {
+        if (rhs / gu > t_lo) {
+          t_lo = rhs / gu;
+          lo_id = j;
+        }
+      } else if (gu < -kReducedParallel) {
+        if (rhs / gu < t_hi) {
+          t_hi = rhs / gu;
+          hi_id = j;
+        }
+      } else if (rhs > kReducedTolerance) {
+        return false;  // parallel rows that exclude each other: no feasible point
+      }
+    }
+    if (t_lo > t_hi + kReducedTolerance) return false;  // phase 1 needed
+    const double cu = c.dot(u);
+    double t = 0.0;
+    if (t_lo > t_hi) {
+      t = 0.5 * (t_lo + t_hi);
+      active = {i, cu > 0.0 ? hi_id : lo_id};
+    } else if (cu > 0.0) {
+      t = t_hi;
+      active = {i, hi_id};
+    } else if (cu < 0.0) {
+      t = t_lo;
+      active = {i, lo_id};
+    } else {
+      t = std::clamp(0.0, t_lo, t_hi);
+      active = {i, -1};
+    }
+    y = y0 + t * u;
+  }
+  warm_ = active;
+
+  // Phase 3: p frozen, the quadratic ½ Δqᵀ H Δq + fᵀ Δq along the segment cᵀy = p*.
+  const Eigen::Vector2d u = Eigen::Vector2d(-c[1], c[0]) / c_norm;
+  const VarVector w = N * y;
+  const VarVector v = N * u;
+  const JointVector H = 2.0 * (params_.alpha + params_.beta + params_.gamma);
+  const JointVector f = -2.0 * (params_.beta.cwiseProduct(params_.q_ref - problem.q) +
+                                params_.gamma.cwiseProduct(problem.q - problem.q_previous));
+  const double curvature = v.head<kArmDof>().cwiseProduct(H).dot(v.head<kArmDof>());
+  // The arm-angle row first, when it can move along the segment: r(t) = task_.row(6)·(w + t v)
+  // = J_ψ Δq − p* Δψ_d, zeroed or brought as near zero as the segment allows. That leaves a
+  // point, so the criteria below only act on six rows.
+  const double psi_rate = track_arm_angle_ ? task_.row(6).dot(v) : 0.0;
+  const bool psi_decides = std::abs(psi_rate) > kReducedZeroRow;
+  if (psi_decides || curvature > kReducedZeroRow * kReducedZeroRow) {
+    const double slope = v.head<kArmDof>().dot(H.cwiseProduct(w.head<kArmDof>()) + f);
+    double t_lo = -kInf;
+    double t_hi = kInf;
+    for (int a = 0; a < n_rows; ++a) {
+      const int i = order_[static_cast<std::size_t>(a)];
+      const double gu = reduced_rows_.row(i).dot(u);
+      const double slack = std::max(0.0, reduced_rows_.row(i).dot(y) - reduced_bounds_[i]);
+      if (gu > kReducedParallel) {
+        t_lo = std::max(t_lo, -slack / gu);
+      } else if (gu < -kReducedParallel) {
+        t_hi = std::min(t_hi, -slack / gu);
+      }
+    }
+    const double t_best = psi_decides ? -task_.row(6).dot(w) / psi_rate : -slope / curvature;
+    if (t_lo <= t_hi) y += std::clamp(t_best, t_lo, t_hi) * u;
+  }
+
+  z_ = N * y;
+  z_[kP] = std::clamp(z_[kP], 0.0, 1.0);
+  for (int j = 0; j < kVars; ++j) {
+    const double tol = kReducedTolerance * (1.0 + std::abs(z_[j]));
+    bound_[static_cast<std::size_t>(j)] = lo_[j] == hi_[j]        ? Bound::kFixed
+                                          : z_[j] <= lo_[j] + tol ? Bound::kLower
+                                          : z_[j] >= hi_[j] - tol ? Bound::kUpper
+                                                                  : Bound::kFree;
+  }
+  for (int r = 0; r < n_ineq_; ++r) {
+    ineq_active_[static_cast<std::size_t>(r)] =
+        ineq_.row(r).dot(z_) <= ineq_target_[r] + kReducedTolerance;
+  }
+  result.iterations = iterations;
+  result.null_space_dimension = k;
+  finish(problem, result);
+  return true;
+}
+
+ConstrainedOptimisationResolver::Result ConstrainedOptimisationResolver::solve_general(
+    const Problem& problem, Result result) noexcept {
   int iterations = 0;
   auto merge = [&result](Outcome outcome) {
     if (outcome == Outcome::kMaxIterations && result.status == Result::Status::kOk) {
@@ -422,6 +638,12 @@ ConstrainedOptimisationResolver::Result ConstrainedOptimisationResolver::solve(
   const JointVector v = problem.q - problem.q_previous;
   c_.head<kArmDof>() =
       -2.0 * (params_.beta.cwiseProduct(params_.q_ref - problem.q) + params_.gamma.cwiseProduct(v));
+  if (track_arm_angle_) {
+    // The arm-angle row after the pose, as a penalty far above the criteria (this method
+    // has no second lexicographic level): w (J_ψ Δq − p Δψ_d)².
+    const double w = kArmAnglePenalty * std::max(1.0, Q_.diagonal().maxCoeff());
+    Q_.noalias() += 2.0 * w * task_.row(6).transpose() * task_.row(6);
+  }
   if (params_.mode == Parameters::Mode::kWeighted) {
     c_[kP] = -params_.weight_p;
     merge(minimise(Q_, c_, true, iterations));

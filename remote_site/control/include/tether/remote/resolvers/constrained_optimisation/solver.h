@@ -9,7 +9,7 @@
 //   2. Solve over the 8 unknowns z = (Δq, p), Δq = q − q_i:
 //        min  Δqᵀ diag(α) Δq + (q − q_ref)ᵀ diag(β) (q − q_ref)
 //             + (q − 2q_i + q_{i−1})ᵀ diag(γ) (q − 2q_i + q_{i−1})      (− w_p·p, weighted mode)
-//        s.t. J(q_i) Δq = p Δx_d            (m = 6 or 7 rows)
+//        s.t. J(q_i) Δq = p Δx_d            (the 6 pose rows)
 //             0 ≤ p ≤ 1
 //             lo ≤ Δq ≤ hi                   (one box per joint, see below)
 //             a_kᵀ Δq ≥ b_k, k < inequality_count   (general rows, e.g. obstacles)
@@ -55,9 +55,27 @@
 // stationary point of the tangent space the Lagrange multipliers of the active inequalities are
 // computed; the most negative one is released, or, if none is negative, the point is the minimum.
 //
+// The real-time path (solve()). The task rows are equalities, so every solution lies in the null
+// space of A = [J  −Δx_d] (m × 8): z = N y with N (8 × k) an orthonormal basis from a
+// column-pivoted QR of Aᵀ. With A of full rank, k = 2 (6 rows: p and the self-motion) or k = 1
+// (7 rows). In y every remaining constraint is a half-plane (or an interval) and:
+//   - phase 2, max p, is a linear programme in k ≤ 2 unknowns, solved by Seidel's incremental
+//     algorithm. It is warm-started: last cycle's active constraints are tried first, so when
+//     the active set has not changed the optimum is found on the first of them and every other
+//     row is only checked;
+//   - phase 3, p frozen, leaves a segment (k = 2) or a point (k = 1): on it the arm-angle row
+//     (task_rows = 7) or else the strictly convex quadratic has a closed-form minimum, clamped
+//     to the segment. The iterative method adds the arm-angle row to its quadratic as a
+//     penalty 10⁶ times the criteria's largest weight.
+// Nothing is iterated to convergence, so the cost is bounded: one 8 × 7 QR plus O(rows²) in the
+// worst case. Where that structure is missing — A rank-deficient at a singularity (k > 2), no
+// point satisfying the rows inside the box (phase 1 or phase 0 needed), Mode::kWeighted — the
+// solve falls back to the active-set gradient projection below, which is exact but iterates.
+//
 // Model/Data split as elsewhere: the Parameters are validated once (throws), every buffer
 // lives in the object, solve() allocates nothing, never throws and does not log.
 
+#include <Eigen/QR>
 #include <array>
 #include <cstdint>
 
@@ -72,7 +90,11 @@ using ConstrainedOptimisationParameters = ::tether::ConstrainedOptimisationParam
 struct ConstrainedOptimisationProblem {
   static constexpr int kMaxInequalities = 8;
 
-  int task_rows = 6;  // 6: pose (rows 0-5), 7: pose + arm angle
+  // 6: the pose rows 0-5 (the seed's form, ψ free to the criteria). 7: the pose, then the arm
+  // angle (row 6) as the next priority: met exactly wherever the pose at its largest p and the
+  // constraints leave room, else as nearly as they allow, and the criteria decide nothing.
+  // As an equality it would take the self-motion from the obstacle rows, and p with it.
+  int task_rows = 6;
   // J(q_i): rows as types.h's motion space (translation, rotation, arm angle); only the
   // first task_rows rows are read.
   Matrix7 jacobian = Matrix7::Zero();
@@ -104,6 +126,9 @@ struct ConstrainedOptimisationResult {
   MotionVector desired_shift = MotionVector::Zero();  // Δx_d after the clamp
   double task_residual = 0.0;                         // ‖J Δq − p Δx_d‖
   int iterations = 0;                                 // over all phases
+  // Dimension k of the null space the real-time path solved in (1 or 2); 0 when the solve
+  // fell back to the iterative active-set method.
+  int null_space_dimension = 0;
   // Active set at the solution: bit j set when joint j's step sits on lo_j / hi_j, bit k
   // when general row k holds with equality.
   std::uint8_t joints_at_lower = 0;
@@ -135,6 +160,9 @@ class ConstrainedOptimisationResolver {
   JointVector step_upper() const { return hi_.head<kArmDof>(); }
 
   Result solve(const Problem& problem) noexcept;
+  // The iterative active-set gradient projection alone: the fallback of solve() and, in tests
+  // and benchmarks, its reference.
+  Result solve_with_active_set(const Problem& problem) noexcept;
 
  private:
   using VarVector = Eigen::Matrix<double, kVars, 1>;
@@ -148,12 +176,24 @@ class ConstrainedOptimisationResolver {
                    int& iterations) noexcept;
   int active_rows(bool task_rows_active) noexcept;  // fills rows_, returns the count
   void finish(const Problem& problem, Result& result) const noexcept;
+  Result solve_general(const Problem& problem, Result result) noexcept;
+  // The real-time path; false leaves the problem to solve_general().
+  bool solve_reduced(const Problem& problem, Result& result) noexcept;
+
+  static constexpr int kMaxReducedRows = 2 * kVars + Problem::kMaxInequalities;
+  Eigen::ColPivHouseholderQR<Eigen::Matrix<double, kVars, kMotionDim>> qr_;
+  VarMatrix basis_;  // Q of the QR: the last k columns span the null space of A
+  Eigen::Matrix<double, kMaxReducedRows, 2> reduced_rows_;  // g_r, unit: g_rᵀ y ≥ h_r
+  Eigen::Matrix<double, kMaxReducedRows, 1> reduced_bounds_;
+  std::array<int, kMaxReducedRows> order_{};
+  std::array<int, 2> warm_{-1, -1};  // last cycle's active rows, tried first
 
   Parameters params_;
   // Per-solve data, all fixed-size.
   VarVector lo_, hi_, z_;
   std::array<Bound, kVars> bound_{};
-  int m_ = 6;
+  int m_ = 6;  // equality rows: the pose
+  bool track_arm_angle_ = false;
   Eigen::Matrix<double, kMotionDim, kVars> task_ = Eigen::Matrix<double, kMotionDim, kVars>::Zero();
   int n_ineq_ = 0;
   Eigen::Matrix<double, Problem::kMaxInequalities, kVars> ineq_;
