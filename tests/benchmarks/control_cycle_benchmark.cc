@@ -7,11 +7,25 @@
 // The same cycle with the constrained-optimisation resolver (the seed's six task rows, its
 // reference-posture criterion on) is timed beside the default DLS resolver in the same run.
 //
-// Targets (developers' brief): median ≤ 5 µs, p99.9 ≤ 20 µs with DLS; median ≤ 10 µs,
-// p99.9 ≤ 40 µs with constrained optimisation. Exit status 1 if missed.
+// The machine's own noise floor is measured beside every cycle: a fixed-cost peer (a chain
+// of dependent arithmetic on a few cache lines, calibrated to the cycle's median) is timed
+// right after each cycle, so both see the same interrupts, host pauses and frequency
+// changes. What the cycle's tail has beyond the peer's is the cycle's own (page faults,
+// cache misses, data-dependent work); what both have is the machine's.
+// The thread is pinned to the last CPU and asks for SCHED_FIFO and locked memory; the
+// summary says which were granted.
+//
+// Targets (developers' brief and issue): median ≤ 5 µs with DLS and ≤ 10 µs with
+// constrained optimisation; p99.9 ≤ 20 µs (DLS) / 40 µs (constrained optimisation) on a
+// quiet machine, and in any case within 1.5× of the noise floor's p99.9. Exit status 1 if
+// missed.
 
 #include <benchmark/benchmark.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -32,7 +46,34 @@ using namespace tether::remote;
 struct Percentiles {
   double p50_us = 0, p999_us = 0, max_us = 0;
 };
-std::map<std::string, Percentiles> g_results;
+struct Result {
+  Percentiles cycle;
+  Percentiles floor;  // the fixed-cost peer, same run, as many samples
+};
+std::map<std::string, Result> g_results;
+
+Percentiles percentiles(std::vector<double> samples) {
+  std::sort(samples.begin(), samples.end());
+  Percentiles p;
+  p.p50_us = samples[samples.size() / 2] * 1e-3;
+  p.p999_us = samples[std::min(samples.size() - 1, samples.size() * 999 / 1000)] * 1e-3;
+  p.max_us = samples.back() * 1e-3;
+  return p;
+}
+
+// The noise-floor peer: the same instructions every call, no allocation, no branch that
+// depends on data, a working set of 512 bytes.
+double g_peer_state[64];
+void fixed_cost(int rounds) {
+  double a = g_peer_state[0];
+  for (int r = 0; r < rounds; ++r) {
+    for (int i = 0; i < 64; ++i) {
+      a = a * 0.999999 + g_peer_state[i] * 1e-9;
+      g_peer_state[i] = a;
+    }
+  }
+  benchmark::DoNotOptimize(a);
+}
 
 double now_ns() {
   timespec ts;
@@ -92,9 +133,37 @@ void BM_ControlCycle(benchmark::State& bench, const std::string& arm_name, Resol
   new_episode();
   int episode_cycles = 0;
 
+  // Calibrate the peer to the cycle's median (200 cycles from an episode's start).
+  std::vector<double> calibration;
+  for (int i = 0; i < 201; ++i) {
+    double elapsed = 0.0;
+    one_cycle(&elapsed);
+    calibration.push_back(elapsed);
+  }
+  std::sort(calibration.begin(), calibration.end());
+  const double cycle_median_ns = calibration[calibration.size() / 2];
+  auto time_peer = [](int rounds) {
+    const double t0 = now_ns();
+    fixed_cost(rounds);
+    return now_ns() - t0;
+  };
+  int rounds = 1;
+  for (int i = 0; i < 40; ++i) {
+    std::vector<double> t;
+    for (int k = 0; k < 101; ++k) t.push_back(time_peer(rounds));
+    std::sort(t.begin(), t.end());
+    const double median = t[t.size() / 2];
+    if (median >= cycle_median_ns) break;
+    rounds =
+        std::max(rounds + 1, static_cast<int>(rounds * cycle_median_ns / std::max(median, 1.0)));
+  }
+  new_episode();
+
   // Time the executor's cycle only: the fake arm's read/advance are outside the window.
   std::vector<double> samples;
+  std::vector<double> floor_samples;
   samples.reserve(4'000'000);
+  floor_samples.reserve(4'000'000);
   for (auto _ : bench) {
     if (++episode_cycles == 10000) {
       bench.PauseTiming();
@@ -105,26 +174,54 @@ void BM_ControlCycle(benchmark::State& bench, const std::string& arm_name, Resol
     }
     double elapsed = 0.0;
     one_cycle(&elapsed);
-    if (samples.size() < samples.capacity()) samples.push_back(elapsed);
+    const double floor_elapsed = time_peer(rounds);
+    if (samples.size() < samples.capacity()) {
+      samples.push_back(elapsed);
+      floor_samples.push_back(floor_elapsed);
+    }
   }
   if (executor->status().state != ExecutorState::kRunning) {
     bench.SkipWithError(("executor left running: " + describe(executor->status().breach)).c_str());
     return;
   }
-  std::sort(samples.begin(), samples.end());
-  Percentiles p;
-  p.p50_us = samples[samples.size() / 2] * 1e-3;
-  p.p999_us = samples[std::min(samples.size() - 1, samples.size() * 999 / 1000)] * 1e-3;
-  p.max_us = samples.back() * 1e-3;
-  bench.counters["p50_us"] = p.p50_us;
-  bench.counters["p99.9_us"] = p.p999_us;
-  bench.counters["max_us"] = p.max_us;
-  g_results[std::string(resolver == ResolverKind::kDls ? "dls" : "co") + "/" + arm_name] = p;
+  Result result;
+  result.cycle = percentiles(std::move(samples));
+  result.floor = percentiles(std::move(floor_samples));
+  bench.counters["p50_us"] = result.cycle.p50_us;
+  bench.counters["p99.9_us"] = result.cycle.p999_us;
+  bench.counters["max_us"] = result.cycle.max_us;
+  bench.counters["floor_p99.9_us"] = result.floor.p999_us;
+  g_results[std::string(resolver == ResolverKind::kDls ? "dls" : "co") + "/" + arm_name] = result;
+}
+
+// Pins the thread to the last CPU and asks for SCHED_FIFO and locked memory; returns what was
+// granted, for the summary.
+std::string enter_quiet_mode() {
+  std::string granted;
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (cpus > 1) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(static_cast<int>(cpus - 1), &set);
+    if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0) {
+      granted += "pinned to CPU " + std::to_string(cpus - 1);
+    }
+  }
+  sched_param param{};
+  param.sched_priority = 80;
+  if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &param) == 0) {
+    granted += granted.empty() ? "SCHED_FIFO 80" : ", SCHED_FIFO 80";
+  }
+  if (mlockall(MCL_CURRENT | MCL_FUTURE) == 0) {
+    granted += granted.empty() ? "memory locked" : ", memory locked";
+  }
+  return granted.empty() ? "none of pinning, SCHED_FIFO, mlockall granted" : granted;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  const std::string quiet = enter_quiet_mode();
   for (const char* arm : {"iiwa7", "panda"}) {
     for (const ResolverKind kind : {ResolverKind::kDls, ResolverKind::kConstrainedOptimisation}) {
       const std::string name = std::string("ControlCycle/all_behaviours/") +
@@ -138,25 +235,30 @@ int main(int argc, char** argv) {
   benchmark::Shutdown();
 
   bool ok = !g_results.empty();
+  std::printf("\ncontrol cycle, every behaviour on; %s\n", quiet.c_str());
   std::printf(
-      "\ncontrol cycle, every behaviour on (targets: dls median <= 5 us, p99.9 <= 20 us; "
-      "co median <= 10 us, p99.9 <= 40 us)\n");
-  std::printf("%-12s %10s %10s %10s %14s\n", "resolver/arm", "median", "p99.9", "max",
-              "median co/dls");
-  for (const auto& [name, p] : g_results) {
+      "targets: median <= 5 us (dls) / 10 us (co); p99.9 <= 20 us (dls) / 40 us (co) on a quiet "
+      "machine, else within 1.5x of the noise floor's\n");
+  std::printf("%-12s %9s %9s %10s | %9s %9s %10s | %8s %7s\n", "resolver/arm", "median", "p99.9",
+              "max", "floor p50", "p99.9", "max", "p99.9/fl", "co/dls");
+  for (const auto& [name, r] : g_results) {
     const bool co = name.rfind("co/", 0) == 0;
+    const double median_target = co ? 10.0 : 5.0;
+    const double tail_target = co ? 40.0 : 20.0;
+    const double tail_ratio = r.cycle.p999_us / std::max(r.floor.p999_us, 1e-9);
     const bool met =
-        co ? p.p50_us <= 10.0 && p.p999_us <= 40.0 : p.p50_us <= 5.0 && p.p999_us <= 20.0;
+        r.cycle.p50_us <= median_target && (r.cycle.p999_us <= tail_target || tail_ratio <= 1.5);
     ok = ok && met;
-    std::string ratio;
+    char ratio[32] = "";
     if (co) {
       const auto dls = g_results.find("dls/" + name.substr(3));
-      if (dls != g_results.end() && dls->second.p50_us > 0.0) {
-        ratio = std::to_string(p.p50_us / dls->second.p50_us).substr(0, 4) + "x";
+      if (dls != g_results.end() && dls->second.cycle.p50_us > 0.0) {
+        std::snprintf(ratio, sizeof(ratio), "%.2fx", r.cycle.p50_us / dls->second.cycle.p50_us);
       }
     }
-    std::printf("%-12s %8.2f us %8.2f us %8.2f us %14s  %s\n", name.c_str(), p.p50_us, p.p999_us,
-                p.max_us, ratio.c_str(), met ? "ok" : "MISSED");
+    std::printf("%-12s %6.2f us %6.2f us %7.1f us | %6.2f us %6.2f us %7.1f us | %7.2fx %7s  %s\n",
+                name.c_str(), r.cycle.p50_us, r.cycle.p999_us, r.cycle.max_us, r.floor.p50_us,
+                r.floor.p999_us, r.floor.max_us, tail_ratio, ratio, met ? "ok" : "MISSED");
   }
   return ok ? 0 : 1;
 }
