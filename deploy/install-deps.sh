@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libeigen3-dev libspdlog-dev libfmt-dev libasio-dev zlib1g-dev
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
-  liburdfdom-dev liburdfdom-headers-dev libtinyxml-dev libconsole-bridge-dev
+  liburdfdom-dev liburdfdom-headers-dev libtinyxml-dev libconsole-bridge-dev libyaml-cpp-dev
   libmujoco-dev
   libcli11-dev libcairo2-dev libpng-dev fonts-dejavu-core
   libqhull-dev

@@ -48,9 +48,13 @@ int main(int argc, char** argv) {
   const tether::Vector3 reference(v[0], v[1], v[2]);
 
   try {
-    const tether::ArmModel model = arm.load();
+    const tether::LoadedArm loaded = arm.load_with_report();
+    const tether::ArmModel& model = loaded.arm;
     if (configurations.empty()) configurations = tether::tools::demo_configurations(model);
     tether::tools::print_arm_report(model, configurations, reference, std::cout);
+    // Where the limits and the arm-angle points came from, so a URDF completed by a limits
+    // file and a profile can be checked before it drives anything.
+    std::cout << "\n" << tether::format_load_report(loaded);
   } catch (const std::exception& e) {
     std::cerr << "tether-arm: " << e.what() << "\n";
     return cli::kExitFailure;

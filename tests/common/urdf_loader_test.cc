@@ -130,7 +130,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadUrdf{"MissingAcceleration",
                 [](const std::string& x) { return replace(x, " acceleration=\"20\"", ""); },
                 iiwa_options(),
-                {"broken.urdf:", "iiwa_joint_7", "no 'acceleration' attribute"}},
+                {"broken.urdf:", "joint \"iiwa_joint_7\": no acceleration limit [rad/s^2]",
+                 "max_acceleration to a MoveIt joint_limits.yaml (--joint-limits)",
+                 "acceleration to a tether arm profile (--arm-profile)"}},
         BadUrdf{"BadAcceleration",
                 [](const std::string& x) {
                   return replace(x, "acceleration=\"20\"", "acceleration=\"-3\"");
@@ -149,7 +151,8 @@ INSTANTIATE_TEST_SUITE_P(
                                  "<joint name=\"iiwa_joint_5\" type=\"continuous\">");
                 },
                 iiwa_options(),
-                {"broken.urdf:", "<joint name=\"iiwa_joint_5\">", "type 'continuous'"}},
+                {"broken.urdf:", "joint \"iiwa_joint_5\" is continuous and has no position range",
+                 "(--joint-limits)", "(--arm-profile)"}},
         BadUrdf{"PrismaticJoint",
                 [](const std::string& x) {
                   return replace(x, "<joint name=\"iiwa_joint_2\" type=\"revolute\">",
@@ -168,14 +171,18 @@ INSTANTIATE_TEST_SUITE_P(
                 },
                 iiwa_options(),
                 {"broken.urdf", "<joint name=\"branch\">", "not a serial chain", "iiwa_link_3"}},
-        BadUrdf{"MissingElbowMarker",
+        BadUrdf{"ParallelShoulderAxesWithoutMarkers",
                 [](const std::string& x) {
-                  return std::regex_replace(
-                      replace(x, "<link name=\"tether_elbow\"/>", ""),
-                      std::regex("<joint name=\"tether_elbow_mount\"[\\s\\S]*?</joint>"), "");
+                  const std::string unmarked = std::regex_replace(
+                      std::regex_replace(x, std::regex("<link name=\"tether_[a-z]+\"/>"), ""),
+                      std::regex("<joint name=\"tether_[a-z]+_mount\"[\\s\\S]*?</joint>"), "");
+                  return replace(unmarked, "xyz=\"0 0 0.19\" rpy=\"-1.5707963267948966 0 0\"",
+                                 "xyz=\"0 0 0.19\" rpy=\"0 0 0\"");
                 },
                 iiwa_options(),
-                {"broken.urdf", "elbow marker link 'tether_elbow' is missing"}},
+                {"broken.urdf: shoulder point: the axes of joints 1 ('iiwa_joint_1') and 2 "
+                 "('iiwa_joint_2') are parallel at q = 0 and never meet",
+                 "points.shoulder", "tether_shoulder"}},
         BadUrdf{"UnknownToolLink",
                 [](const std::string& x) { return x; },
                 with_tool("gripper"),

@@ -332,16 +332,35 @@ ParsedBy::ParsedBy(std::function<void(const std::string&)> parse) : CLI::Validat
 
 ArmModel ArmOptions::load() const { return load_arm_by_name(name, urdf); }
 
+LoadedArm ArmOptions::load_with_report() const { return load_arm_by_name_with_report(name, urdf); }
+
 void add_arm_options(CLI::App& app, ArmOptions& arm) {
   app.add_option("--arm", arm.name,
-                 "iiwa7 (default), panda, or a URDF file (with --tool, and --base if its root\n"
-                 "is not the base)")
+                 "iiwa7 (default), panda, gen3, or a URDF file (with --tool, and --base if\n"
+                 "its root is not the base)")
       ->option_text("NAME|URDF")
       ->check(NonEmpty());
   app.add_option("--base", arm.urdf.base_link, "base link of a URDF file (default: its root link)")
       ->option_text("LINK");
   app.add_option("--tool", arm.urdf.tool_link, "tool link of a URDF file (required with a file)")
       ->option_text("LINK");
+  app.add_option("--joint-limits", arm.urdf.joint_limits_file,
+                 "MoveIt joint_limits.yaml: velocity, acceleration and position limits that\n"
+                 "complete or narrow the URDF's")
+      ->option_text("FILE")
+      ->check(NonEmpty());
+  app.add_option("--arm-profile", arm.urdf.arm_profile_file,
+                 "tether arm profile (YAML): accelerations, ranges of continuous joints,\n"
+                 "shoulder/elbow/wrist points, point tolerance")
+      ->option_text("FILE")
+      ->check(NonEmpty());
+  app.add_option("--package-path", arm.urdf.package_paths,
+                 "directory holding ROS packages, for package:// meshes (repeatable; meshes\n"
+                 "are reported, never needed)")
+      ->option_text("DIR")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
 // ---- credentials ----

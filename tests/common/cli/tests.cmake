@@ -8,6 +8,7 @@ tether_add_test(cli_options_test SOURCES common/cli/options_test.cc LIBS tether:
 # output, so one regular expression checks the output and the exit code.
 string(REPLACE "." "\\." tether_version_pattern "${PROJECT_VERSION}")
 foreach(program tether tether-ground tether-remote tether-simarm tether-compare-resolvers
+                tether-seed-pictures
                 tether-arm)
   # What the program needs before it looks at anything else: tether-ground's one required
   # option (nothing is contacted, the unknown option ends the run first).

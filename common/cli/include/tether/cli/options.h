@@ -130,15 +130,19 @@ class ParsedBy : public CLI::Validator {
 
 // ---- arms ----
 
-// --arm NAME|FILE.urdf, --base LINK and --tool LINK, as every tool that loads an arm spells
-// them. The names belong to tether::load_arm_by_name: "iiwa7", "panda", or a URDF file.
+// --arm NAME|FILE.urdf, --base LINK, --tool LINK, --joint-limits FILE, --arm-profile FILE
+// and --package-path DIR (repeatable), as every tool that loads an arm spells them. The
+// names belong to tether::load_arm_by_name: "iiwa7", "panda", "gen3", or a URDF file; the
+// files complete a URDF as its maker publishes it (formats in tether/common/arm_yaml.h).
 struct ArmOptions {
   std::string name = "iiwa7";
-  UrdfLoadOptions urdf;  // base_link and tool_link, for a URDF file
+  UrdfLoadOptions urdf;  // links, limits file, profile and package path
 
-  // Throws tether::ArmModelError (a runtime failure, not a usage error: the file may be
+  // Throws tether::ArmModelError (a runtime failure, not a usage error: a file may be
   // missing or describe no usable chain).
   ArmModel load() const;
+  // The same, with where each limit and arm-angle point came from (tether::ArmLoadReport).
+  LoadedArm load_with_report() const;
 };
 void add_arm_options(CLI::App& app, ArmOptions& arm);
 
