@@ -11,7 +11,7 @@ packages=(
   libmujoco-dev
   libcli11-dev libcairo2-dev libpng-dev fonts-dejavu-core
   libqhull-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev rt-tests
   liborocos-kdl-dev
   libssl-dev openssl nlohmann-json3-dev
   clang libclang-rt-14-dev

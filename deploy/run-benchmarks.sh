@@ -3,7 +3,8 @@
 # printed as time ratios) and the executor's full control cycle with every behaviour on
 # (median and p99.9 against the brief's targets), then the ground/remote link's round trip
 # on loopback, mutual TLS beside plaintext (deploy/link-latency.sh: 3 runs of 20 s each way
-# at 1 kHz, the median run's p99 against 2 ms).
+# at 1 kHz, the median run's p99 against 2 ms), and the real-time loop against cyclictest
+# (deploy/loop-timing.sh: 30 s each, wake-up latency side by side).
 # Exit code 1 if any target is missed.
 # TETHER_BENCH_PRESET picks the build (default release; CI reuses its ci tree, which has
 # the same optimisation and has just been built).
@@ -19,4 +20,5 @@ status=0
 build/$preset/tests/benchmarks/kinematics_benchmark --benchmark_color=false "$@" || status=1
 build/$preset/tests/benchmarks/control_cycle_benchmark --benchmark_color=false || status=1
 bash deploy/link-latency.sh "build/$preset" 20 3 || status=1
+bash deploy/loop-timing.sh "build/$preset" 30 || status=1
 exit $status

@@ -90,8 +90,9 @@ void ControlLoop::stop() {
 
 void ControlLoop::thread_main() {
   if (pacing_ == Pacing::kRealTime) {
-    const realtime::Grant grant = realtime::enter_realtime(80);
-    realtime_refused_.store((grant.fifo_scheduling ? 0U : 1U) | (grant.memory_locked ? 0U : 2U),
+    const realtime::Grant grant = realtime::enter_realtime(80, cpu_);
+    realtime_refused_.store((grant.fifo_scheduling ? 0U : 1U) | (grant.memory_locked ? 0U : 2U) |
+                                (grant.pinned ? 0U : 4U),
                             std::memory_order_release);
   }
   std::int64_t deadline = now_ns();

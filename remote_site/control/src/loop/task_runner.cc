@@ -38,12 +38,26 @@ TaskRunRecord run_task(ArmInterface& arm, const TaskParameters& task,
   auto queue = std::make_unique<HandControllerQueue>();
   auto executor = std::make_unique<Executor>(arm.model(), *queue);
   auto loop = std::make_unique<ControlLoop>(arm, *executor, options.pacing);
+  loop->set_cpu(options.loop_cpu);
   const std::uint64_t id = executor->submit(task, true);
   const int every = std::max(1, options.record_every);
   const auto cycles = static_cast<std::uint64_t>(std::llround(options.duration / task.period));
 
   TaskRunRecord record;
-  record.time.reserve(cycles / every + 1);
+  // Every record is sized up front: growing one frees its old block, which for blocks this
+  // large goes back to the kernel (munmap) and interrupts every CPU the process runs on,
+  // the control loop's among them, to flush its TLB.
+  const std::uint64_t rows = cycles / static_cast<std::uint64_t>(every) + 2;
+  record.time.reserve(rows);
+  record.aux0.reserve(rows);
+  record.force.reserve(rows);
+  record.torque.reserve(rows);
+  record.error.reserve(rows);
+  record.wrench.reserve(rows);
+  record.joints.reserve(rows);
+  record.measured_joints.reserve(rows);
+  record.velocity.reserve(rows);
+  record.force_sum.reserve(rows);
   std::uint64_t sequence = 0;
   auto feed = [&](double time) {
     if (!options.hand_controller) return;

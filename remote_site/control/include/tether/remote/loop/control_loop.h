@@ -56,6 +56,8 @@ class ControlLoop {
   ControlLoop(const ControlLoop&) = delete;
   ControlLoop& operator=(const ControlLoop&) = delete;
 
+  // The CPU start() pins the loop thread to (−1, the default: not pinned).
+  void set_cpu(int cpu) noexcept { cpu_ = cpu; }
   // Starts the loop thread (tries SCHED_FIFO and locked memory; carries on without them).
   void start();
   // Stops the thread after the current cycle. Does not move the arm: stop the executor
@@ -84,7 +86,7 @@ class ControlLoop {
   // published. The control core does not log; the service reports refusals.
   realtime::Grant realtime_grant() const {
     const unsigned refused = realtime_refused_.load(std::memory_order_acquire);
-    return realtime::Grant{(refused & 1U) == 0, (refused & 2U) == 0};
+    return realtime::Grant{(refused & 1U) == 0, (refused & 2U) == 0, (refused & 4U) == 0};
   }
 
  private:
@@ -106,6 +108,7 @@ class ControlLoop {
   std::atomic<bool> running_{false};
   std::atomic<bool> stop_{false};
   std::atomic<unsigned> realtime_refused_{0};
+  int cpu_ = -1;
   std::thread thread_;
 };
 

@@ -24,6 +24,7 @@ using HandControllerScript = std::function<HandControllerSample(double time, dou
 struct TaskRunOptions {
   double duration = 10.0;  // [s] of task time
   Pacing pacing = Pacing::kBatch;
+  int loop_cpu = -1;  // real time: the CPU the control loop is pinned to; −1: not pinned
   HandControllerScript hand_controller;  // empty: no hand-controller stream
   int record_every = 1;                  // keep every n-th cycle
 };
