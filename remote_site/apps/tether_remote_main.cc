@@ -192,7 +192,8 @@ int main(int argc, char** argv) {
   app.add_flag("--validate", validate_only, "only load and validate the task")->group(task_group);
   int loop_cpu = -1;
   app.add_option("--loop-cpu", loop_cpu,
-                 "pin the real-time control loop to this CPU (default: not pinned)")
+                 "pin the real-time control loop to this CPU (default: not pinned); also\n"
+                 "with --serve")
       ->option_text("N")
       ->check(CLI::Range(0, 1023))
       ->group(task_group);
@@ -244,6 +245,7 @@ int main(int argc, char** argv) {
       options.site_name = site;
       options.task_directory = task_dir;
       options.lease_timeout = lease_timeout;
+      options.loop_cpu = loop_cpu;
       options.security = SecurityOptions{tls.insecure, tls.ca, tls.cert, tls.key, tls.crl, roles};
       options.audit_file = !audit.empty()      ? audit
                            : !task_dir.empty() ? task_dir + "/audit.jsonl"

@@ -24,6 +24,7 @@ int serve_remote_site(ArmInterface& arm, const ServerOptions& options, double du
   Executor executor(arm.model(), queue);
   ControlLoop loop(arm, executor, Pacing::kRealTime);
   loop.set_record_telemetry(true);
+  loop.set_cpu(options.loop_cpu);
   loop.start();
   // The loop thread records what real-time set-up it got before its first cycle.
   loop.wait_for_cycle(0);

@@ -49,6 +49,7 @@ struct ServerOptions {
   SecurityOptions security;
   std::string audit_file;  // JSON lines, appended and fsync'd; empty: the log only
   QuotaOptions quotas;
+  int loop_cpu = -1;  // the CPU the control loop is pinned to; −1: not pinned
 };
 
 class RemoteSiteServer {
