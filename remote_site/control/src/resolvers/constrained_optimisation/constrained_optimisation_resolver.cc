@@ -6,6 +6,11 @@
 #include <cmath>
 
 namespace tether::remote {
+namespace {
+
+constexpr double kMarginAllowance = 2e-3;  // [rad]
+
+}  // namespace
 
 ConstrainedOptimisationTaskResolver::ConstrainedOptimisationTaskResolver()
     : solver_(ConstrainedOptimisationParameters{}) {}
@@ -13,8 +18,18 @@ ConstrainedOptimisationTaskResolver::ConstrainedOptimisationTaskResolver()
 void ConstrainedOptimisationTaskResolver::reset(const TaskParameters& task,
                                                 const ResolverInput& in) noexcept {
   solver_.reconfigure(task.resolver.constrained_optimisation);
+  // The solver holds the joints inside the task's joint-limit margin, not merely inside the
+  // stops: the bounds monitor stops the task at the margin. kMarginAllowance covers the
+  // measured joints lagging the commanded ones.
   problem_.lower = in.model->lower_limits();
   problem_.upper = in.model->upper_limits();
+  for (int j = 0; j < kArmDof; ++j) {
+    const double keep = task.bounds.joint_limit_margin[j] + kMarginAllowance;
+    if (problem_.lower[j] + keep < problem_.upper[j] - keep) {
+      problem_.lower[j] += keep;
+      problem_.upper[j] -= keep;
+    }
+  }
   problem_.velocity_limit = in.model->velocity_limits();
   problem_.acceleration_limit = in.model->acceleration_limits();
   last_ = ConstrainedOptimisationResult{};
