@@ -21,3 +21,7 @@ tether_add_test(shake_resolver_allocation_test
                         $<TARGET_OBJECTS:tether_allocation_counter>
                 LIBS tether::sim tether::tools)
 target_include_directories(shake_resolver_allocation_test PRIVATE support)
+# SHAKE through the executor on the simulated arm, on the comparison's scenarios.
+tether_add_test(shake_executor_scenario_test
+                SOURCES remote/resolvers/shake/executor_scenario_test.cc
+                LIBS tether::sim tether::tools)

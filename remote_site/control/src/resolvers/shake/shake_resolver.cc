@@ -1,5 +1,7 @@
 #include "tether/remote/resolvers/shake/shake_resolver.h"
 
+#include <Eigen/Geometry>
+#include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -15,6 +17,9 @@ namespace {
 // A hand link shorter than this is left out of the chain: its point would coincide with W.
 constexpr double kMinHandLength = 1e-3;  // [m]
 constexpr int kBisections = 12;          // reach fraction to 2.4e-4
+// Below this reciprocal condition number of the composite Jacobian the joints are not
+// predicted from the elbow.
+constexpr double kMinRcond = 1e-9;
 
 double barrier(double c) {
   return c >= kMinClearance
@@ -51,6 +56,7 @@ ShakeResolver::ShakeResolver(const KinematicModel& model, int max_period_steps)
       placed_(chain_.points()),
       trial_(chain_.points()),
       chosen_(chain_.points()),
+      look_(chain_.points()),
       rates_now_(static_cast<std::size_t>(chain_.link_count())),
       rates_previous_(rates_now_),
       rates_trial_(rates_now_) {
@@ -90,20 +96,49 @@ double ShakeResolver::segment_radius(const ResolverInput& input, int from_joint,
 }
 
 double ShakeResolver::objective(const TaskParameters& task, const ResolverInput& input,
-                                const PointChain<3>::Points& p, ShakeTerms& e) noexcept {
+                                const PointChain<3>::Points& p, ShakeTerms& e,
+                                Feasibility& feasible) noexcept {
   const ShakeParameters& w = task.resolver.shake;
   e = ShakeTerms{};
-  if (w.obstacle_weight > 0.0) {
+  feasible = Feasibility{};
+  scratch_.shoulder = p[0];
+  scratch_.elbow = p[1];
+  scratch_.wrist = p[2];
+  double psi = 0.0;
+  // The elbow cannot reach the S–W line on a circle of positive radius; if it ever did, ψ
+  // is undefined: the terms that need it have nothing to say and the prediction is skipped.
+  const bool psi_ok =
+      ArmAngleModel(task.arm_angle_reference).angle(scratch_, psi) == ArmAngleStatus::kOk;
+  // The position terms and hard limits are judged where the self-motion could stop at the
+  // acceleration bound (ψ + v|v|/(2 Δψ_max), v = this cycle's ψ step): a greedy choice of the
+  // next sample alone would overshoot a strong pull (it oscillates and grows), and could
+  // not brake in time for a joint limit or a sphere of influence.
+  std::copy(p.begin(), p.end(), look_.begin());
+  double psi_look = psi;
+  const bool look_ahead =
+      psi_ok && predicted_ && std::isfinite(max_self_motion_) && max_self_motion_ > 0.0;
+  const Vector3 axis = (p[2] - p[0]).normalized();
+  if (look_ahead) {
+    const double v = wrap_angle(psi - psi_now_);
+    const double stop = v * std::abs(v) / (2.0 * max_self_motion_);
+    look_[1] = p[0] + Eigen::AngleAxisd(psi_sense_ * stop, axis) * (p[1] - p[0]);
+    psi_look = psi + stop;
+  }
+  const PointChain<3>::Points& q = look_;
+  const std::size_t n = std::min(input.obstacles.size(), kMaxObstacles);
+  if (n > 0) {
     const double radius[2] = {
         segment_radius(input, geometry_.shoulder_joint, geometry_.elbow_joint),
         segment_radius(input, geometry_.elbow_joint, geometry_.wrist_joint)};
-    const std::size_t n = std::min(input.obstacles.size(), kMaxObstacles);
     for (int k = 0; k < 2; ++k) {
       const auto i = static_cast<std::size_t>(k);
       for (std::size_t o = 0; o < n; ++o) {
         const SphereObstacle& s = input.obstacles[o];
-        const double c = segment_distance(Sphere{s.centre, s.radius}, p[i], p[i + 1]) - radius[k];
-        e.obstacle += w.obstacle_weight * barrier(c);
+        // Measured from the sphere of influence: the seed's individual minimum distance.
+        const double c =
+            segment_distance(Sphere{s.centre, s.radius}, q[i], q[i + 1]) - radius[k] - s.influence;
+        if (w.obstacle_weight > 0.0) e.obstacle += w.obstacle_weight * barrier(c);
+        feasible.obstacle = std::max(feasible.obstacle, kInfluenceMargin - c);
       }
     }
   }
@@ -120,18 +155,23 @@ double ShakeResolver::objective(const TaskParameters& task, const ResolverInput&
     }
   }
   if (w.reference_weight > 0.0) {
-    e.reference = w.reference_weight * (p[1] - elbow_reference_).squaredNorm();
+    e.reference = w.reference_weight * (q[1] - elbow_reference_).squaredNorm();
   }
-  if (w.arm_angle_weight > 0.0) {
-    scratch_.shoulder = p[0];
-    scratch_.elbow = p[1];
-    scratch_.wrist = p[2];
-    double psi = 0.0;
-    // The elbow cannot reach the S–W line on a circle of positive radius; if it ever did, ψ
-    // is undefined and the term has nothing to say.
-    if (ArmAngleModel(task.arm_angle_reference).angle(scratch_, psi) == ArmAngleStatus::kOk) {
-      const double d = wrap_angle(psi - psi_target_);
-      e.arm_angle = w.arm_angle_weight * d * d;
+  if (psi_ok && w.arm_angle_weight > 0.0) {
+    const double d = wrap_angle(psi - psi_target_);
+    e.arm_angle = w.arm_angle_weight * d * d;
+  }
+  feasible.room = std::numeric_limits<double>::infinity();
+  if (psi_ok && predicted_) {
+    feasible.self_motion =
+        std::max(0.0, std::abs(wrap_angle(psi - psi_placed_)) - max_self_motion_);
+    q_trial_ = q_hand_ + null_direction_ * wrap_angle(psi_look - psi_now_);
+    for (int i = 0; i < kArmDof; ++i) {
+      const double room = std::min(q_trial_[i] - lower_[i], upper_[i] - q_trial_[i]);
+      feasible.room = std::min(feasible.room, room);
+      feasible.joint = std::max(feasible.joint, -room);
+      const double sigma = std::max(0.0, 1.0 - room / kJointLimitZone);
+      e.joint_limit += kJointLimitWeight * sigma * sigma;
     }
   }
   if (w.periodic_weight > 0.0 && period_steps_ > 0 && cycles_ >= period_steps_) {
@@ -139,12 +179,23 @@ double ShakeResolver::objective(const TaskParameters& task, const ResolverInput&
         std::clamp(static_cast<double>(cycles_ - period_steps_) / ramp_steps_, 0.0, 1.0);
     const double rho = x * x * (3.0 - 2.0 * x);
     const int size = max_period_steps();
+    // Not looked ahead: its target moves, and braking on the motion relative to it amplifies
+    // the search's noise from one period into the next at 1 kHz. The target was itself
+    // reached under the acceleration bound, so a greedy pull follows it.
     const Vector3& before =
         ring_[static_cast<std::size_t>(((ring_next_ - period_steps_) % size + size) % size)];
     e.periodic = w.periodic_weight * rho * (p[1] - before).squaredNorm();
   }
   return e.total();
 }
+
+namespace {
+
+// Whether a trial with hard-limit excursions `trial` may replace the configuration with
+// `chosen`: each limit it breaks, it breaks no more than the chosen one does.
+bool within_limits(double trial, double chosen) { return trial <= std::max(chosen, 0.0); }
+
+}  // namespace
 
 void ShakeResolver::resolve(const TaskParameters& task, const ResolverInput& in,
                             ResolverResult& out) noexcept {
@@ -209,8 +260,42 @@ void ShakeResolver::resolve(const TaskParameters& task, const ResolverInput& in,
   }
   report_.fraction = fraction;
 
-  // 2. Place the hand, restore the chain, then search the elbow.
+  // The joints as a function of the elbow for this cycle: q ≈ q_hand + n wrap(ψ − ψ(q)).
+  const ArmAngleModel arm_angle(task.arm_angle_reference);
+  predicted_ = false;
+  max_self_motion_ = std::numeric_limits<double>::infinity();
+  scratch_.shoulder = current_[0];
+  scratch_.elbow = current_[1];
+  scratch_.wrist = current_[2];
+  const Eigen::PartialPivLU<Matrix7> lu(*in.jacobian);
+  if (arm_angle.angle(scratch_, psi_now_) == ArmAngleStatus::kOk && lu.rcond() > kMinRcond) {
+    null_direction_ = lu.solve(JointVector::Unit(kArmDof - 1));
+    MotionVector hand = MotionVector::Zero();
+    hand.head<6>() = in.xd.head<6>() * (fraction * in.dt);
+    q_hand_ = in.q + lu.solve(hand);
+    const JointVector& a = model_->acceleration_limits();
+    for (int i = 0; i < kArmDof; ++i) {
+      const double n = std::abs(null_direction_[i]);
+      if (n > 0.0 && a[i] > 0.0) {
+        max_self_motion_ = std::min(max_self_motion_, kSelfMotionShare * a[i] * in.dt * in.dt / n);
+      }
+    }
+    const JointVector narrow =
+        task.bounds.joint_limit_margin + JointVector::Constant(kJointLimitBuffer);
+    lower_ = model_->lower_limits() + narrow;
+    upper_ = model_->upper_limits() - narrow;
+    predicted_ = null_direction_.allFinite() && q_hand_.allFinite();
+  }
+
+  // 2. Place the hand with the elbow carried on by last cycle's joint velocity, restore the
+  // chain, then search the elbow.
   std::copy(current_.begin(), current_.end(), placed_.begin());
+  {
+    Jacobian6 elbow_j;
+    point_jacobian(state, geometry_.elbow_joint, state.elbow, elbow_j);
+    const Vector3 carried = state.elbow + elbow_j.topRows<3>() * in.qd_previous * in.dt;
+    if (carried.allFinite()) placed_[1] = carried;
+  }
   placed_[2] = tool * geometry_.wrist_in_tool;
   if (has_hand) placed_[3] = tool.p;
   const ShakeOptions shake_options{.tolerance = par.shake_tolerance,
@@ -224,11 +309,38 @@ void ShakeResolver::resolve(const TaskParameters& task, const ResolverInput& in,
       return;
     }
   }
+  scratch_.shoulder = placed_[0];
+  scratch_.elbow = placed_[1];
+  scratch_.wrist = placed_[2];
+  if (predicted_ && arm_angle.angle(scratch_, psi_placed_) != ArmAngleStatus::kOk) {
+    predicted_ = false;
+  }
+  if (predicted_) {
+    // Which way a rotation of the elbow about S→W turns ψ (the look-ahead rotates by ψ).
+    constexpr double kProbe = 1e-4;  // [rad]
+    const Vector3 axis = (placed_[2] - placed_[0]).normalized();
+    scratch_.elbow = placed_[0] + Eigen::AngleAxisd(kProbe, axis) * (placed_[1] - placed_[0]);
+    double psi = 0.0;
+    predicted_ = arm_angle.angle(scratch_, psi) == ArmAngleStatus::kOk;
+    psi_sense_ = wrap_angle(psi - psi_placed_) >= 0.0 ? 1.0 : -1.0;
+  }
+  if (!predicted_) max_self_motion_ = std::numeric_limits<double>::infinity();
+  report_.predicted = predicted_;
+  report_.max_self_motion = max_self_motion_;
   ShakeTerms terms;
-  double energy = objective(task, in, placed_, terms);
+  Feasibility feasible;
+  double energy = objective(task, in, placed_, terms, feasible);
   std::copy(placed_.begin(), placed_.end(), chosen_.begin());
-  std::uniform_real_distribution<double> component(-par.step, par.step);
+  // Random steps no larger than the acceleration bound lets the elbow go: a larger one could
+  // only be rejected.
+  double step = par.step;
+  const double radius = circle_radius(placed_[2]);
+  if (predicted_ && radius * max_self_motion_ > 0.0) {
+    step = std::min(step, radius * max_self_motion_);
+  }
+  std::uniform_real_distribution<double> component(-step, step);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
+  const auto excess = [](const Feasibility& f) { return f.self_motion + f.joint + f.obstacle; };
   for (int t = 0; t < par.trials; ++t) {
     std::copy(chosen_.begin(), chosen_.end(), trial_.begin());
     for (int d = 0; d < 3; ++d) trial_[1][d] += component(rng_);
@@ -237,9 +349,18 @@ void ShakeResolver::resolve(const TaskParameters& task, const ResolverInput& in,
       continue;
     }
     ShakeTerms candidate_terms;
-    const double candidate = objective(task, in, trial_, candidate_terms);
+    Feasibility candidate_feasible;
+    const double candidate = objective(task, in, trial_, candidate_terms, candidate_feasible);
+    // Hard limits first: no limit broken further; a trial that repairs what the chosen
+    // configuration breaks is taken whatever its objective.
+    if (!within_limits(candidate_feasible.self_motion, feasible.self_motion) ||
+        !within_limits(candidate_feasible.joint, feasible.joint) ||
+        !within_limits(candidate_feasible.obstacle, feasible.obstacle)) {
+      ++report_.rejected_limits;
+      continue;
+    }
     const double delta = candidate - energy;
-    bool accept = delta <= 0.0;
+    bool accept = delta <= 0.0 || excess(candidate_feasible) < excess(feasible);
     if (!accept && par.temperature > 0.0) {
       accept = unit(rng_) < std::exp(-delta / par.temperature);
       if (accept) ++report_.accepted_worse;
@@ -248,15 +369,26 @@ void ShakeResolver::resolve(const TaskParameters& task, const ResolverInput& in,
       std::swap(chosen_, trial_);
       energy = candidate;
       terms = candidate_terms;
+      feasible = candidate_feasible;
       ++report_.accepted;
     }
   }
+  report_.min_joint_room = feasible.room;
   // SHAKE leaves the lengths within its tolerance; the recovery wants them exact.
   project_elbow(chosen_[0], chosen_[2], l1, l2, chosen_[1]);
   report_.terms = terms;
 
-  // 3. Joint angles, from the commanded configuration.
+  // 3. Joint angles, from those predicted for the chosen elbow (else the commanded ones).
   JointVector q = in.q;
+  if (predicted_) {
+    scratch_.shoulder = chosen_[0];
+    scratch_.elbow = chosen_[1];
+    scratch_.wrist = chosen_[2];
+    double psi = 0.0;
+    if (arm_angle.angle(scratch_, psi) == ArmAngleStatus::kOk) {
+      q = q_hand_ + null_direction_ * wrap_angle(psi - psi_now_);
+    }
+  }
   report_.recovery = recover_joints(*model_, tool, chosen_[1], RecoveryOptions{}, q, scratch_);
   if (report_.recovery.singular || !q.allFinite()) {
     out.status = ResolverStatus::kSingular;
@@ -291,6 +423,8 @@ void ShakeResolver::resolve(const TaskParameters& task, const ResolverInput& in,
       if (c <= s.influence) ++out.active_constraints;
     }
   }
+
+  if (predicted_ && feasible.room < kJointLimitZone) ++out.active_constraints;
 
   // History: the periodic ring and the previous configuration for the rates.
   if (period_steps_ > 0) {
