@@ -88,10 +88,19 @@ int main(int argc, char** argv) {
     bool all = true;
     for (Scenario s : scenarios) {
       for (ResolverKind k : resolvers) {
-        std::cerr << "running " << to_string(s) << " with " << resolver_label(k) << " ..."
-                  << std::endl;
-        results.push_back(run_scenario(s, k, arm, options));
-        all = all && results.back().completed;
+        // Constrained optimisation twice: the seed's six task rows, and ψ as a 7th row.
+        std::vector<ComparisonOptions> variants{options};
+        if (k == ResolverKind::kConstrainedOptimisation) {
+          variants.push_back(options);
+          variants.back().constrained_optimisation_arm_angle_row = true;
+        }
+        for (const ComparisonOptions& variant : variants) {
+          std::cerr << "running " << to_string(s) << " with " << resolver_label(k)
+                    << (variant.constrained_optimisation_arm_angle_row ? ", arm angle row" : "")
+                    << " ..." << std::endl;
+          results.push_back(run_scenario(s, k, arm, variant));
+          all = all && results.back().completed;
+        }
       }
     }
     const std::string table = comparison_table(results);

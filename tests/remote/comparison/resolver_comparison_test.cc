@@ -38,13 +38,16 @@ TEST(ObstaclePass, ConfigurationControlKeepsEveryLinkOutOfTheSpheresOfInfluence)
   expect_clear_pass(ResolverKind::kConfigurationControl);
 }
 
-TEST(ObstaclePass, ConstrainedOptimisationKeepsTheLinksOutAndReportsPBelowOne) {
+TEST(ObstaclePass, ConstrainedOptimisationKeepsTheLinksOutAndOnlySlowsTheHand) {
   const ArmModel arm = load_default_arm();
   const ScenarioResult r =
       run_scenario(Scenario::kObstaclePass, ResolverKind::kConstrainedOptimisation, arm, {});
   EXPECT_TRUE(r.completed) << r.breach;
   EXPECT_GT(r.min_clearance, kInfluence - 2e-3);
-  EXPECT_LT(r.min_achieved_fraction, 0.5);
+  // The self-motion takes the elbow round the spheres; where it cannot accelerate fast
+  // enough, p (reported to the operator) dips, but the hand never stops.
+  EXPECT_LT(r.min_achieved_fraction, 1.0);
+  EXPECT_GT(r.min_achieved_fraction, 0.5);
 }
 
 TEST(ResolverComparison, ClosedPathWithDlsReturnsToTheSameJoints) {

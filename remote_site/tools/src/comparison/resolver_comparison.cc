@@ -19,6 +19,10 @@ namespace tether::remote {
 
 namespace {
 
+// Constrained optimisation's reference-posture criterion β (per joint; q_ref = the scenario's
+// start posture), to be tuned by whoever works on that resolver.
+constexpr double kConstrainedOptimisationBeta = 1e-3;
+
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kPi = 3.14159265358979323846;
 
@@ -32,6 +36,11 @@ constexpr double kHoleRingRadius = 0.13;  // [m] sphere centres from the axis
 constexpr double kLapTime = 4.0;          // [s]
 constexpr int kLapCorners = 8;
 constexpr double kLapRadius = 0.06;  // [m]
+// SHAKE's periodic term on the closed path (the SHAKE patent: a ring buffer of one period, a
+// pull of the elbow toward its place one period earlier, switched on smoothly after one
+// period): its weight against the velocity term's 1e-3, and the switch-on time.
+constexpr double kShakePeriodicWeight = 1e3;
+constexpr double kShakePeriodicRamp = 1.0;  // [s]
 
 struct Run {
   std::vector<JointVector> commanded;
@@ -90,7 +99,8 @@ std::vector<ObstacleSphereParameters> pass_obstacles(const ArmModel& arm) {
   return obstacles;
 }
 
-void configure_resolver(ResolverKind kind, TaskParameters& t) {
+void configure_resolver(ResolverKind kind, const JointVector& start,
+                        const ComparisonOptions& options, TaskParameters& t) {
   t.resolver.kind = kind;
   switch (kind) {
     case ResolverKind::kDls:
@@ -106,8 +116,12 @@ void configure_resolver(ResolverKind kind, TaskParameters& t) {
       break;
     }
     case ResolverKind::kConstrainedOptimisation:
-      // The seed's form: the six hand rows, the self-motion left to the criteria.
-      t.resolver.constrained_optimisation.track_arm_angle = false;
+      // The seed's form: the six hand rows, the self-motion left to the criteria, among them
+      // the reference posture (the start); or ψ as a 7th task row.
+      t.resolver.constrained_optimisation.track_arm_angle =
+          options.constrained_optimisation_arm_angle_row;
+      t.resolver.constrained_optimisation.beta.setConstant(kConstrainedOptimisationBeta);
+      t.resolver.constrained_optimisation.q_ref = start;
       break;
     case ResolverKind::kShake:
       break;
@@ -197,7 +211,15 @@ TaskParameters scenario_task(Scenario scenario, ResolverKind resolver, const Arm
       break;
     }
   }
-  configure_resolver(resolver, t);
+  configure_resolver(
+      resolver,
+      scenario == Scenario::kDoorOpening ? default_initial_position(SceneKind::kDoor, arm) : kStart,
+      options, t);
+  if (scenario == Scenario::kClosedPath && resolver == ResolverKind::kShake) {
+    t.resolver.shake.period = kLapTime;
+    t.resolver.shake.periodic_weight = kShakePeriodicWeight;
+    t.resolver.shake.periodic_ramp = kShakePeriodicRamp;
+  }
   return t;
 }
 
@@ -330,7 +352,12 @@ std::string fixed(double v, double scale, int digits) {
 ScenarioResult run_scenario(Scenario scenario, ResolverKind resolver, const ArmModel& arm,
                             const ComparisonOptions& options) {
   const TaskParameters task = scenario_task(scenario, resolver, arm, options);
-  return run_task(scenario, task, arm, duration_of(scenario, options), nullptr);
+  ScenarioResult r = run_task(scenario, task, arm, duration_of(scenario, options), nullptr);
+  if (resolver == ResolverKind::kConstrainedOptimisation &&
+      options.constrained_optimisation_arm_angle_row) {
+    r.label = "constrained optimisation, arm angle row (000)";
+  }
+  return r;
 }
 
 std::string comparison_table(const std::vector<ScenarioResult>& results) {
@@ -340,7 +367,8 @@ std::string comparison_table(const std::vector<ScenarioResult>& results) {
          "| min p | outcome |\n"
       << "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
   for (const ScenarioResult& r : results) {
-    out << "| " << to_string(r.scenario) << " | " << resolver_label(r.resolver) << " | "
+    out << "| " << to_string(r.scenario) << " | "
+        << (r.label.empty() ? resolver_label(r.resolver) : r.label) << " | "
         << (r.completed ? "yes" : "no: " + r.breach) << " | " << fixed(r.tracking_error, 1e3, 2)
         << " | " << fixed(r.min_clearance, 1e3, 1) << " | " << r.limit_violations << " | "
         << fixed(r.joint_drift, 1e3, 2) << " | " << fixed(r.compute_median, 1e6, 1) << " | "

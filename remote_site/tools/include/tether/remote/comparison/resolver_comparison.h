@@ -43,6 +43,9 @@ const char* resolver_label(ResolverKind kind);
 struct ComparisonOptions {
   std::string task_dir;  // where door_force.textproto lives; empty: the source tree's
   int closed_path_laps = 20;
+  // Constrained optimisation with the arm angle as its 7th task row instead of the seed's six
+  // rows with ψ free (its row label then says so).
+  bool constrained_optimisation_arm_angle_row = false;
 };
 
 struct ScenarioResult {
@@ -59,6 +62,7 @@ struct ScenarioResult {
   double compute_p99 = 0.0;
   double min_achieved_fraction = 1.0;  // smallest p over the run
   std::string outcome;                 // the scenario's own figure, e.g. the door angle
+  std::string label;                   // the table's resolver column; empty: resolver_label
 };
 
 // The scenario's task with `resolver` selected and configured for it.
