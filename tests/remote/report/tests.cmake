@@ -6,3 +6,5 @@ tether_add_test(report_png_test SOURCES remote/report/png_test.cc
 target_include_directories(report_png_test PRIVATE ${PROJECT_SOURCE_DIR}/remote_site/tools/src)
 tether_add_test(report_plot_test SOURCES remote/report/plot_test.cc LIBS tether::tools PNG::PNG)
 target_include_directories(report_plot_test PRIVATE ${PROJECT_SOURCE_DIR}/remote_site/tools/src)
+# The seed pictures' figure writer (scene.h): world views, legends, the time colour bar.
+tether_add_test(report_scene_test SOURCES remote/report/scene_test.cc LIBS tether::tools PNG::PNG)
