@@ -133,7 +133,11 @@ void write_shake_hole_picture(const ShakeHoleRun& run, const std::string& path) 
   const std::size_t turn = run.chains.size() / 2;
   std::vector<Eigen::Vector2d> all;
   for (const auto& c : run.chains) all.insert(all.end(), c.begin(), c.end());
-  auto [xr, yr] = report::bounds(all, 0.12);
+  // Named, not a structured binding: clang 14 (the fuzz and sanitizer builds) cannot
+  // capture bindings in the lambdas below.
+  const auto ranges = report::bounds(all, 0.12);
+  const report::Range xr = ranges.first;
+  const report::Range yr = ranges.second;
   Scene scene;
   scene.title = "SHAKE patent, problem 1: a 4-link arm reaches through a hole and back out";
   scene.subtitle = format(
@@ -234,7 +238,11 @@ void write_shake_circle_picture(const ShakeCircleRun& run, const std::string& pa
   std::vector<Eigen::Vector2d> all;
   for (const auto& c : run.chains) all.insert(all.end(), c.begin(), c.end());
   all.push_back(run.centre + Eigen::Vector2d(run.workpiece, run.workpiece));
-  auto [xr, yr] = report::bounds(all, 0.08);
+  // Named, not a structured binding: clang 14 (the fuzz and sanitizer builds) cannot
+  // capture bindings in the lambdas below.
+  const auto ranges = report::bounds(all, 0.08);
+  const report::Range xr = ranges.first;
+  const report::Range yr = ranges.second;
   Scene scene;
   scene.title = format("SHAKE patent, problem 2: %.0f redundant DOF machining a circular workpiece",
                        run.links - 3.0);
