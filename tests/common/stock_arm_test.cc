@@ -419,7 +419,7 @@ TEST(StockArm, ALimitsFileMayNarrowARevoluteRangeButNotWidenIt) {
 }
 
 TEST(StockArm, PackageMeshesAreFoundInThePackagePathAndNeverNeeded) {
-  const auto root = std::filesystem::path(write_temp("placeholder", "")).parent_path() / "ws";
+  const auto root = kTempDir.path / "ws";
   const auto meshes = root / "kortex_description/arms/gen3/7dof/meshes";
   std::filesystem::create_directories(meshes);
   std::ofstream(meshes / "base_link.STL") << "solid x\nendsolid x\n";

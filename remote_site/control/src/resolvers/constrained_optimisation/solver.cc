@@ -386,36 +386,30 @@ void ConstrainedOptimisationResolver::finish(const Problem& pr, Result& result) 
   }
 }
 
+bool ConstrainedOptimisationResolver::start(const Problem& problem, Result& result) noexcept {
+  result.status = Result::Status::kOk;
+  if (build(problem, result)) return true;
+  result.status = Result::Status::kNonFinite;
+  result.q = problem.q;
+  result.p = 0.0;
+  return false;
+}
+
 ConstrainedOptimisationResolver::Result ConstrainedOptimisationResolver::solve(
     const Problem& problem) noexcept {
   Result result;
-  result.status = Result::Status::kOk;
-  if (!build(problem, result)) {
-    result.status = Result::Status::kNonFinite;
-    result.q = problem.q;
-    result.p = 0.0;
-    warm_ = {-1, -1};
-    return result;
-  }
-  if (params_.mode == Parameters::Mode::kLexicographic && result.status == Result::Status::kOk &&
-      solve_reduced(problem, result)) {
+  if (start(problem, result) && params_.mode == Parameters::Mode::kLexicographic &&
+      result.status == Result::Status::kOk && solve_reduced(problem, result)) {
     return result;
   }
   warm_ = {-1, -1};
-  return solve_general(problem, result);
+  return result.status == Result::Status::kNonFinite ? result : solve_general(problem, result);
 }
 
 ConstrainedOptimisationResolver::Result ConstrainedOptimisationResolver::solve_with_active_set(
     const Problem& problem) noexcept {
   Result result;
-  result.status = Result::Status::kOk;
-  if (!build(problem, result)) {
-    result.status = Result::Status::kNonFinite;
-    result.q = problem.q;
-    result.p = 0.0;
-    return result;
-  }
-  return solve_general(problem, result);
+  return start(problem, result) ? solve_general(problem, result) : result;
 }
 
 bool ConstrainedOptimisationResolver::solve_reduced(const Problem& problem,

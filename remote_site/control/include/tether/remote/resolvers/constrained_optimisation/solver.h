@@ -171,6 +171,8 @@ class ConstrainedOptimisationResolver {
   enum class Outcome { kOptimal, kMaxIterations, kUnbounded };
 
   bool build(const Problem& problem, Result& result) noexcept;
+  // build() with the status set; false (kNonFinite, q = q_i, p = 0) when the problem is bad.
+  bool start(const Problem& problem, Result& result) noexcept;
   // Minimises ½ zᵀ Q z + cᵀ z over the current constraints from the feasible z_.
   Outcome minimise(const VarMatrix& Q, const VarVector& c, bool task_rows_active,
                    int& iterations) noexcept;
