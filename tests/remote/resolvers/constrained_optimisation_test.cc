@@ -459,6 +459,55 @@ TEST(ConstrainedOptimisation, ArmAngleRowIsTrackedAfterThePoseAndGivesWayToACons
   EXPECT_LT((pr.jacobian.topRows<6>() * (blocked.q - q)).norm(), 1e-12);
 }
 
+TEST(ConstrainedOptimisation, PreferredRowSteersTheSelfMotionEarlyWithoutCostingP) {
+  Iiwa iiwa;
+  Params params;
+  Resolver resolver(params);
+  Problem pr;
+  pr.dt = 0.001;
+  const JointVector q = iiwa_start();
+  iiwa.fill(q, q, pr);
+  pr.task_rows = 7;
+  pr.jacobian.row(6).setZero();
+  pr.jacobian(6, 2) = 1.0;  // ψ: joint 2, as above
+  pr.commanded_shift.setZero();
+  pr.commanded_shift[6] = 5e-6;
+  // A row far from binding (its hard bound lets joint 2 step 1 rad), whose preferred bound
+  // (a velocity damper) allows 2 µrad: the self-motion keeps to the preference, not to ψ,
+  // and the pose still gets all of its shift.
+  pr.inequality_count = 1;
+  pr.inequality_normals.setZero();
+  pr.inequality_normals(0, 2) = -1.0;
+  pr.inequality_bounds[0] = -1.0;
+  pr.inequality_preferred[0] = -2e-6;
+  const auto steered = resolver.solve(pr);
+  ASSERT_EQ(steered.status, Status::kOk);
+  EXPECT_NEAR(steered.p, 1.0, 1e-12);
+  EXPECT_NEAR(steered.q[2] - q[2], 2e-6, 1e-12);
+  EXPECT_EQ(steered.inequalities_active, 0);  // the hard row is nowhere near
+
+  // A preference no step in the acceleration window can meet (joint 2 turning the other way
+  // by 1 mrad in 1 ms from rest): the segment's nearest end, p untouched, box respected.
+  pr.inequality_normals(0, 2) = 1.0;
+  pr.inequality_preferred[0] = 1e-3;
+  const auto end = resolver.solve(pr);
+  ASSERT_EQ(end.status, Status::kOk);
+  EXPECT_NEAR(end.p, 1.0, 1e-12);
+  EXPECT_GT(end.q[2] - q[2], 5e-6);  // further than ψ alone asked, toward the preference
+  const JointVector step = end.q - q;
+  for (int j = 0; j < kArmDof; ++j) {
+    EXPECT_GE(step[j], resolver.step_lower()[j] - 1e-15) << "joint " << j;
+    EXPECT_LE(step[j], resolver.step_upper()[j] + 1e-15) << "joint " << j;
+  }
+  EXPECT_LT((pr.jacobian.topRows<6>() * step - end.p * end.desired_shift.head<6>()).norm(), 1e-12);
+
+  // A preference of +∞ or NaN is bad input: nothing moves.
+  pr.inequality_preferred[0] = std::numeric_limits<double>::quiet_NaN();
+  const auto bad = resolver.solve(pr);
+  EXPECT_EQ(bad.status, Status::kNonFinite);
+  EXPECT_EQ(bad.q, q);
+}
+
 TEST(ConstrainedOptimisation, RejectsNegativeWeightsNamingTheField) {
   Params params;
   params.beta[3] = -1.0;

@@ -84,6 +84,12 @@ void ConstrainedOptimisationTaskResolver::resolve(const TaskParameters& task,
     // (a damper here would count twice); inside: a gentle push back out.
     const double slack = c.distance - c.influence;
     problem_.inequality_bounds[row] = slack >= 0.0 ? -slack : rate * -slack;
+    // The hard row lets the point run up to the sphere and brake there, which an
+    // acceleration-limited self-motion can no longer do without taking p down. The preferred
+    // step is the velocity damper DLS holds as its constraint (common/obstacles.h): approach
+    // at most `obstacle_recovery` times the remaining distance. Phase 3 keeps to it wherever
+    // p* leaves the self-motion free, so the elbow starts turning away early.
+    problem_.inequality_preferred[row] = slack >= 0.0 ? -rate * slack : rate * -slack;
   }
 
   last_ = solver_.solve(problem_);

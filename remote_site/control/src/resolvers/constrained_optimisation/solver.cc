@@ -112,6 +112,7 @@ ConstrainedOptimisationResolver::ConstrainedOptimisationResolver(const Parameter
   ineq_.setZero();
   ineq_b_.setZero();
   ineq_target_.setZero();
+  ineq_preferred_.setConstant(-kInf);
   rows_.setZero();
   Q_.setZero();
   c_.setZero();
@@ -124,7 +125,9 @@ bool ConstrainedOptimisationResolver::build(const Problem& pr, Result& result) n
       !pr.q_previous.allFinite() || !pr.lower.allFinite() || !pr.upper.allFinite() ||
       !pr.velocity_limit.allFinite() || !pr.acceleration_limit.allFinite() ||
       !pr.inequality_normals.topRows(std::clamp(pr.inequality_count, 0, 8)).allFinite() ||
-      !pr.inequality_bounds.head(std::clamp(pr.inequality_count, 0, 8)).allFinite()) {
+      !pr.inequality_bounds.head(std::clamp(pr.inequality_count, 0, 8)).allFinite() ||
+      pr.inequality_preferred.head(std::clamp(pr.inequality_count, 0, 8)).hasNaN() ||
+      (pr.inequality_preferred.head(std::clamp(pr.inequality_count, 0, 8)).array() == kInf).any()) {
     return false;
   }
   m_ = pr.task_rows;
@@ -198,6 +201,7 @@ bool ConstrainedOptimisationResolver::build(const Problem& pr, Result& result) n
     if (b < 0.0 && delta_row > 0.0) b = std::max(b, -braking_step(-b, delta_row));
     const double at_start = ineq_.row(k).head<kArmDof>().dot(z_.head<kArmDof>());
     ineq_target_[k] = b;
+    ineq_preferred_[k] = pr.inequality_preferred[k];
     ineq_relaxed_[ku] = at_start < b;
     ineq_b_[k] = std::min(b, at_start);
     // A zero row constrains nothing; keeping it inactive avoids a degenerate tangent space.
@@ -551,22 +555,30 @@ bool ConstrainedOptimisationResolver::solve_reduced(const Problem& problem,
   // point, so the criteria below only act on six rows.
   const double psi_rate = track_arm_angle_ ? task_.row(6).dot(v) : 0.0;
   const bool psi_decides = std::abs(psi_rate) > kReducedZeroRow;
-  if (psi_decides || curvature > kReducedZeroRow * kReducedZeroRow) {
-    const double slope = v.head<kArmDof>().dot(H.cwiseProduct(w.head<kArmDof>()) + f);
-    double t_lo = -kInf;
-    double t_hi = kInf;
-    for (int a = 0; a < n_rows; ++a) {
-      const int i = order_[static_cast<std::size_t>(a)];
-      const double gu = reduced_rows_.row(i).dot(u);
-      const double slack = std::max(0.0, reduced_rows_.row(i).dot(y) - reduced_bounds_[i]);
-      if (gu > kReducedParallel) {
-        t_lo = std::max(t_lo, -slack / gu);
-      } else if (gu < -kReducedParallel) {
-        t_hi = std::min(t_hi, -slack / gu);
-      }
+  const bool criteria_decide = curvature > kReducedZeroRow * kReducedZeroRow;
+  // The segment: the rows' slack at y along ±u.
+  double t_lo = -kInf;
+  double t_hi = kInf;
+  for (int a = 0; a < n_rows; ++a) {
+    const int i = order_[static_cast<std::size_t>(a)];
+    const double gu = reduced_rows_.row(i).dot(u);
+    const double slack = std::max(0.0, reduced_rows_.row(i).dot(y) - reduced_bounds_[i]);
+    if (gu > kReducedParallel) {
+      t_lo = std::max(t_lo, -slack / gu);
+    } else if (gu < -kReducedParallel) {
+      t_hi = std::min(t_hi, -slack / gu);
     }
-    const double t_best = psi_decides ? -task_.row(6).dot(w) / psi_rate : -slope / curvature;
-    if (t_lo <= t_hi) y += std::clamp(t_best, t_lo, t_hi) * u;
+  }
+  if (t_lo <= t_hi) {
+    narrow_to_preferred(w, v, t_lo, t_hi);
+    double t_best = 0.0;
+    if (psi_decides) {
+      t_best = -task_.row(6).dot(w) / psi_rate;
+    } else if (criteria_decide) {
+      const double slope = v.head<kArmDof>().dot(H.cwiseProduct(w.head<kArmDof>()) + f);
+      t_best = -slope / curvature;
+    }
+    y += std::clamp(t_best, t_lo, t_hi) * u;
   }
 
   z_ = N * y;
@@ -586,6 +598,32 @@ bool ConstrainedOptimisationResolver::solve_reduced(const Problem& problem,
   result.null_space_dimension = k;
   finish(problem, result);
   return true;
+}
+
+void ConstrainedOptimisationResolver::narrow_to_preferred(const VarVector& w, const VarVector& v,
+                                                          double& t_lo,
+                                                          double& t_hi) const noexcept {
+  for (int r = 0; r < n_ineq_; ++r) {
+    const double preferred = ineq_preferred_[r];
+    if (!(preferred > ineq_target_[r])) continue;  // none, or no stricter than the row
+    const double rate = ineq_.row(r).dot(v);
+    const double short_by = preferred - ineq_.row(r).dot(w);  // row(w + t v) ≥ b' ⇔ t·rate ≥ this
+    if (rate > kReducedParallel) {
+      const double t = short_by / rate;
+      if (t > t_hi) {  // out of reach: as near as the segment allows, then nothing else
+        t_lo = t_hi;
+        return;
+      }
+      t_lo = std::max(t_lo, t);
+    } else if (rate < -kReducedParallel) {
+      const double t = short_by / rate;
+      if (t < t_lo) {
+        t_hi = t_lo;
+        return;
+      }
+      t_hi = std::min(t_hi, t);
+    }
+  }
 }
 
 ConstrainedOptimisationResolver::Result ConstrainedOptimisationResolver::solve_general(

@@ -65,8 +65,11 @@
 //     row is only checked;
 //   - phase 3, p frozen, leaves a segment (k = 2) or a point (k = 1): on it the arm-angle row
 //     (task_rows = 7) or else the strictly convex quadratic has a closed-form minimum, clamped
-//     to the segment. The iterative method adds the arm-angle row to its quadratic as a
-//     penalty 10⁶ times the criteria's largest weight.
+//     to the segment. First the segment is narrowed by the preferred bounds b'_k, row by row
+//     while it stays non-empty (a row it cannot meet leaves the segment's nearest end): the
+//     self-motion starts to turn away from a row before the row binds, while it still has
+//     the acceleration to do so, and p never pays for a preference. The iterative method adds the
+//     arm-angle row to its quadratic as a penalty 10⁶ times the criteria's largest weight.
 // Nothing is iterated to convergence, so the cost is bounded: one 8 × 7 QR plus O(rows²) in the
 // worst case. Where that structure is missing — A rank-deficient at a singularity (k > 2), no
 // point satisfying the rows inside the box (phase 1 or phase 0 needed), Mode::kWeighted — the
@@ -78,6 +81,7 @@
 #include <Eigen/QR>
 #include <array>
 #include <cstdint>
+#include <limits>
 
 #include "tether/common/types.h"
 #include "tether/remote/task/task_parameters.h"
@@ -111,6 +115,12 @@ struct ConstrainedOptimisationProblem {
       Eigen::Matrix<double, kMaxInequalities, kArmDof>::Zero();  // a_k
   Eigen::Matrix<double, kMaxInequalities, 1> inequality_bounds =
       Eigen::Matrix<double, kMaxInequalities, 1>::Zero();  // b_k
+  // b'_k ≥ b_k, or −∞ for none: the step each general row should keep to where p* and the
+  // hard rows leave the self-motion free, e.g. a velocity damper that starts turning the
+  // elbow away before its hard row binds (see phase 3 below). Rows are honoured in order.
+  Eigen::Matrix<double, kMaxInequalities, 1> inequality_preferred =
+      Eigen::Matrix<double, kMaxInequalities, 1>::Constant(
+          -std::numeric_limits<double>::infinity());
 };
 
 struct ConstrainedOptimisationResult {
@@ -181,6 +191,9 @@ class ConstrainedOptimisationResolver {
   Result solve_general(const Problem& problem, Result result) noexcept;
   // The real-time path; false leaves the problem to solve_general().
   bool solve_reduced(const Problem& problem, Result& result) noexcept;
+  // Phase 3: narrows the segment w + t v, t ∈ [t_lo, t_hi], by the preferred bounds b'_k.
+  void narrow_to_preferred(const VarVector& w, const VarVector& v, double& t_lo,
+                           double& t_hi) const noexcept;
 
   static constexpr int kMaxReducedRows = 2 * kVars + Problem::kMaxInequalities;
   Eigen::ColPivHouseholderQR<Eigen::Matrix<double, kVars, kMotionDim>> qr_;
@@ -200,7 +213,8 @@ class ConstrainedOptimisationResolver {
   int n_ineq_ = 0;
   Eigen::Matrix<double, Problem::kMaxInequalities, kVars> ineq_;
   Eigen::Matrix<double, Problem::kMaxInequalities, 1> ineq_b_;
-  Eigen::Matrix<double, Problem::kMaxInequalities, 1> ineq_target_;  // b_k after braking
+  Eigen::Matrix<double, Problem::kMaxInequalities, 1> ineq_target_;     // b_k after braking
+  Eigen::Matrix<double, Problem::kMaxInequalities, 1> ineq_preferred_;  // b'_k
   std::array<bool, Problem::kMaxInequalities> ineq_active_{};
   std::array<bool, Problem::kMaxInequalities> ineq_relaxed_{};
   Eigen::Matrix<double, kMaxRows, kVars> rows_;  // active rows, unit norm
