@@ -14,6 +14,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev rt-tests
   liborocos-kdl-dev
   libssl-dev openssl nlohmann-json3-dev
+  libboost-dev
   clang libclang-rt-14-dev
 )
 

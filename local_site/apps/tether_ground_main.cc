@@ -10,6 +10,7 @@
 #include "tether/cli/options.h"
 #include "tether/local/ground/ground_station.h"
 #include "tether/local/teleop/local_model.h"
+#include "tether/local/web/web_server.h"
 
 namespace {
 
@@ -59,8 +60,9 @@ int main(int argc, char** argv) {
       ->option_text("NAME");
   app.add_option("--device", options.device,
                  "hand controller: keyboard, evdev:/dev/input/eventN,\n"
-                 "joystick:/dev/input/jsN, script:FILE, sim, sim:FILE, or none to\n"
-                 "only watch the sites (default sim)")
+                 "joystick:/dev/input/jsN, script:FILE, sim, sim:FILE, web (the\n"
+                 "browser console's gamepad; needs --web), or none to only watch the\n"
+                 "sites (default sim)")
       ->option_text("SPEC")
       ->check(cli::NonEmpty());
   app.add_option("--mode", mode, "teleoperation mode (default tool)")
@@ -146,6 +148,25 @@ int main(int argc, char** argv) {
                  "local model's, at once (needs --predict; default remote)")
       ->option_text("remote|model")
       ->check(CLI::IsMember({"remote", "model"}));
+  app.add_option("--web", options.web,
+                 "serve the browser operator console on this loopback address (port 0:\n"
+                 "any free port) and print its URL, e.g. --web 127.0.0.1:8080")
+      ->option_text("HOST:PORT")
+      ->check(cli::ParsedBy([](const std::string& text) {
+        const cli::Address address = cli::parse_address(text, 0);
+        if (!web::is_loopback_host(address.host)) {
+          throw std::invalid_argument(
+              "'" + text +
+              "': the console listens on loopback only (127.0.0.1, ::1 or localhost): "
+              "logins, HTTPS and CSRF protection are not implemented (there is no "
+              "--web-cert/--web-key yet); reach it through an SSH tunnel");
+        }
+      }));
+  app.add_option("--web-root", options.web_root,
+                 "the built front end to serve (default: local_site/web/dist in a build\n"
+                 "tree, share/tether/web once installed; $TETHER_WEB_ROOT)")
+      ->option_text("DIR")
+      ->check(CLI::ExistingDirectory);
   cli::TlsFiles tls;
   cli::add_tls_options(app, tls, cli::TlsRole::kClient, "security", cli::default_client_config());
   app.add_option("--operator", options.operator_name,
@@ -160,6 +181,12 @@ int main(int argc, char** argv) {
         ClientCredentials{tls.insecure, tls.ca, tls.cert, tls.key, tls.server_name};
     options.reflect_from_model = reflect_from == "model";
     options.timeout = std::chrono::milliseconds(std::llround(timeout * 1e3));
+    if (options.device == "web" && options.web.empty()) {
+      throw CLI::ValidationError("--device", "web needs --web HOST:PORT");
+    }
+    if (!options.web_root.empty() && options.web.empty()) {
+      throw CLI::ValidationError("--web-root", "needs --web HOST:PORT");
+    }
     if (options.reflect_from_model && options.predict.empty()) {
       throw CLI::ValidationError("--reflect-from", "model needs --predict [ARM:]SCENE");
     }

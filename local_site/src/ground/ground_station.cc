@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -18,6 +19,7 @@
 #include "tether/local/console/p_warning.h"
 #include "tether/local/link/remote_site_client.h"
 #include "tether/local/teleop/teleop_session.h"
+#include "tether/local/web/web_server.h"
 #include "tether/remote/report/plot.h"
 
 namespace tether::local {
@@ -28,13 +30,14 @@ std::atomic<bool> interrupted{false};
 
 extern "C" void on_signal(int) { interrupted.store(true); }
 
-// Follows one site's telemetry at 10 Hz and reports what changes: state, task and breach.
+// Follows one site's telemetry (every `decimation`-th cycle) and reports what changes:
+// state, task and breach; hands every sample to the web console when there is one.
 class SiteWatch {
  public:
   SiteWatch(const SiteAddress& site, const std::string& operator_name,
             const ClientCredentials& credentials, std::chrono::milliseconds timeout,
-            std::ostream& out, std::mutex& out_mutex)
-      : site_(site), out_(out), out_mutex_(out_mutex) {
+            std::uint32_t decimation, std::ostream& out, std::mutex& out_mutex)
+      : site_(site), decimation_(decimation), out_(out), out_mutex_(out_mutex) {
     ClientOptions options;
     options.deadline = timeout;
     options.operator_name = operator_name;
@@ -54,8 +57,18 @@ class SiteWatch {
     say("connected: site '" + s.site + "', arm " + s.arm + " (" + s.arm_link + "), " +
         to_string(s.state) +
         (s.controller.empty() ? std::string() : ", controlled by " + s.controller));
-    subscription_ = std::make_unique<TelemetrySubscription>(client_->subscribe_telemetry(100));
+    arm_ = s.arm;
+    subscription_ =
+        std::make_unique<TelemetrySubscription>(client_->subscribe_telemetry(decimation_));
     thread_ = std::thread([this] { run(); });
+  }
+
+  const std::string& arm() const { return arm_; }
+  // From now on every sample also goes to `server` as its site `index` (publish_telemetry
+  // never blocks); the server outlives this watch.
+  void attach(web::WebServer* server, std::size_t index) {
+    web_index_ = index;
+    web_.store(server, std::memory_order_release);
   }
 
   bool breached() const { return breached_.load(); }
@@ -97,6 +110,9 @@ class SiteWatch {
         say(std::string("telemetry lost: ") + e.what());
         break;
       }
+      if (web::WebServer* server = web_.load(std::memory_order_acquire)) {
+        server->publish_telemetry(web_index_, sample);
+      }
       if (!sample.aux.empty()) {
         aux0_.store(sample.aux[0]);
         if (sample.aux[0] != 0.0) aux_seen_.store(true);
@@ -129,6 +145,10 @@ class SiteWatch {
   }
 
   SiteAddress site_;
+  std::uint32_t decimation_;
+  std::string arm_;
+  std::atomic<web::WebServer*> web_{nullptr};
+  std::size_t web_index_ = 0;
   std::ostream& out_;
   std::mutex& out_mutex_;
   std::unique_ptr<RemoteSiteClient> client_;
@@ -270,13 +290,22 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
   const std::string operator_name =
       options.operator_name.empty() ? default_operator_name() : options.operator_name;
 
+  if (options.device == "web" && options.web.empty()) {
+    throw std::invalid_argument("--device web: the browser's gamepad needs --web HOST:PORT");
+  }
+  // Declared before the watches, so that it outlives their telemetry threads.
+  std::unique_ptr<web::WebServer> web_server;
+  std::shared_ptr<WebGamepad> gamepad;
   std::vector<std::unique_ptr<SiteWatch>> watches;
   SiteWatch* teleop_watch = nullptr;
   SiteAddress teleop_site;
+  // The console plots at up to 60 Hz: with it, telemetry comes every 10th cycle (100 Hz at
+  // 1 kHz) rather than every 100th.
+  const std::uint32_t decimation = options.web.empty() ? 100 : 10;
   try {
     for (const SiteAddress& site : options.sites) {
       watches.push_back(std::make_unique<SiteWatch>(site, operator_name, options.credentials,
-                                                    options.timeout, out, out_mutex));
+                                                    options.timeout, decimation, out, out_mutex));
       watches.back()->start();
       if (options.teleop_site.empty() ? teleop_watch == nullptr
                                       : site.name == options.teleop_site) {
@@ -290,6 +319,35 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
   }
   if (teleop_watch == nullptr) {
     throw std::invalid_argument("--teleop '" + options.teleop_site + "' is not among the sites");
+  }
+  if (!options.web.empty()) {
+    const cli::Address address = cli::parse_address(options.web, 0);
+    web::WebServerOptions web_options;
+    web_options.host = address.host;
+    web_options.port = address.port;
+    web_options.root = options.web_root;
+    // The identity the sites see: the certificate's CN, or the declared name if insecure.
+    web_options.operator_name = teleop_watch->client().operator_name();
+    web_options.teleop_site = teleop_site.name;
+    web_options.device = options.device;
+    if (options.device == "web") {
+      gamepad = std::make_shared<WebGamepad>();
+      web_options.gamepad = gamepad;
+    }
+    std::vector<web::WebSite> web_sites;
+    for (std::size_t i = 0; i < watches.size(); ++i) {
+      web_sites.push_back({options.sites[i].name, options.sites[i].address, watches[i]->arm(),
+                           &watches[i]->client()});
+    }
+    web_server = std::make_unique<web::WebServer>(web_options, std::move(web_sites));
+    for (std::size_t i = 0; i < watches.size(); ++i) watches[i]->attach(web_server.get(), i);
+    std::lock_guard lock(out_mutex);
+    if (!std::filesystem::is_regular_file(std::filesystem::path(web_server->root()) /
+                                          "index.html")) {
+      out << "tether-ground: warning: no built console in " << web_server->root()
+          << " (bash deploy/build-web.sh, or --web-root DIR)" << std::endl;
+    }
+    out << "console: " << web_server->url() << std::endl;
   }
 
   struct sigaction action {};
@@ -311,8 +369,9 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
   }
 
   asio::io_context io;
-  OperatorInput input(open_hand_controller(options.device, io, options.device_options),
-                      options.input);
+  HandControllerOptions device_options = options.device_options;
+  device_options.web = gamepad;
+  OperatorInput input(open_hand_controller(options.device, io, device_options), options.input);
   {
     std::lock_guard lock(out_mutex);
     out << "[" << teleop_site.name << "] teleoperating with " << input.device().describe() << ", "

@@ -32,9 +32,17 @@ std::unique_ptr<HandController> open_hand_controller(const std::string& spec, as
   if (kind == "sim" && has_argument) {
     return std::make_unique<SimulatedHandController>(options.sim, HandScript::load(argument));
   }
+  if (kind == "web" && colon == std::string::npos) {
+    if (!options.web) {
+      throw std::invalid_argument(
+          "hand controller 'web': the browser's gamepad needs the operator console (--web "
+          "HOST:PORT)");
+    }
+    return std::make_unique<WebHandController>(options.web, options.web_gamepad);
+  }
   throw std::invalid_argument("hand controller '" + spec +
                               "': expected keyboard, evdev:/dev/input/eventN, "
-                              "joystick:/dev/input/jsN, script:PATH, sim or sim:PATH");
+                              "joystick:/dev/input/jsN, script:PATH, sim, sim:PATH or web");
 }
 
 }  // namespace tether::local

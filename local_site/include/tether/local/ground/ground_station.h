@@ -44,6 +44,12 @@ struct GroundOptions {
   // driven by the operator without delay; report predicted against actual. Empty: none.
   std::string predict;
   bool reflect_from_model = false;  // the hand feels the model's wrench (needs `predict`)
+  // The browser operator console (web/web_server.h): "HOST:PORT" on loopback (port 0: any
+  // free one), empty for none; the built front end in `web_root` (empty:
+  // web::default_web_root()). Once listening the ground prints "console: http://HOST:PORT/".
+  // `device` "web" is the browser's gamepad (needs `web`).
+  std::string web;
+  std::string web_root;
 };
 
 // The ground's default force reflection: the measured wrench, scaled so that the coupled

@@ -1,0 +1,1147 @@
+#include "tether/local/web/web_server.h"
+
+#include <algorithm>
+#include <atomic>
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+#include <utility>
+
+#include "tether/local/commands/task_command.h"
+#include "tether/local/console/preview.h"
+#include "tether/local/web/latest_slot.h"
+#include "tether/local/web/web_protocol.h"
+#include "tether/proto/convert.h"
+#include "tether/proto/task_diff.h"
+#include "tether/proto/task_io.h"
+#include "tether/remote/task/validation.h"
+
+namespace tether::local::web {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace websocket = beast::websocket;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// How often the server thread looks for new samples and due clients: 5 ms keeps a 60 Hz
+// client within a quarter period of its schedule at 200 wake-ups a second.
+constexpr auto kTick = std::chrono::milliseconds(5);
+constexpr auto kHttpTimeout = std::chrono::seconds(30);
+// [bytes] per WebSocket: 20 telemetry messages; 64 KiB a round trip carries 6 MB/s at
+// 10 ms, far above 60 Hz of telemetry.
+constexpr int kSendBuffer = 64 * 1024;
+
+// "1", "0.5", "60": numbers in messages as people write them.
+std::string number_text(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+// A request the server refuses before calling anything: the message names the field, the
+// value and what is allowed.
+class RequestError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+std::string quoted(const json& value) { return value.dump(); }
+
+std::string get_string(const json& request, const char* field) {
+  const auto it = request.find(field);
+  if (it == request.end()) throw RequestError(std::string(field) + ": missing; expected a string");
+  if (!it->is_string()) {
+    throw RequestError(std::string(field) + " = " + quoted(*it) + ": expected a string");
+  }
+  return it->get<std::string>();
+}
+
+bool get_bool(const json& request, const char* field, std::optional<bool> fallback = {}) {
+  const auto it = request.find(field);
+  if (it == request.end()) {
+    if (fallback) return *fallback;
+    throw RequestError(std::string(field) + ": missing; expected true or false");
+  }
+  if (!it->is_boolean()) {
+    throw RequestError(std::string(field) + " = " + quoted(*it) + ": expected true or false");
+  }
+  return it->get<bool>();
+}
+
+double get_number(const json& request, const char* field, double lo, double hi,
+                  std::optional<double> fallback = {}) {
+  const auto it = request.find(field);
+  if (it == request.end()) {
+    if (fallback) return *fallback;
+    throw RequestError(std::string(field) + ": missing; expected a number in [" + number_text(lo) +
+                       ", " + number_text(hi) + "]");
+  }
+  if (!it->is_number() || !(it->get<double>() >= lo && it->get<double>() <= hi)) {
+    throw RequestError(std::string(field) + " = " + quoted(*it) + ": expected a number in [" +
+                       number_text(lo) + ", " + number_text(hi) + "]");
+  }
+  return it->get<double>();
+}
+
+std::string behaviour_list(const std::vector<Behaviour>& behaviours) {
+  std::string out;
+  for (Behaviour b : behaviours) out += (out.empty() ? "" : ", ") + std::string(to_string(b));
+  return out.empty() ? "-" : out;
+}
+
+json summary_json(const TaskSummary& s) {
+  json behaviours = json::array();
+  for (Behaviour b : s.behaviours) behaviours.push_back(to_string(b));
+  char period[64];
+  std::snprintf(period, sizeof period, "%g ms", s.period * 1e3);
+  return {{"name", s.name},
+          {"revision", s.revision},
+          {"period", s.period},
+          {"behaviours", behaviours},
+          {"summary", std::string(period) + ": " + behaviour_list(s.behaviours)}};
+}
+
+json error_reply(const json& id, const std::string& message) {
+  return {
+      {"type", "reply"}, {"id", id}, {"ok", false}, {"error", message}, {"errors", json::array()}};
+}
+
+// A small pool of threads for blocking calls.
+class Workers {
+ public:
+  explicit Workers(int count) {
+    for (int i = 0; i < count; ++i) threads_.emplace_back([this] { run(); });
+  }
+  ~Workers() { join(); }
+  void post(std::function<void()> job) {
+    {
+      std::lock_guard lock(mutex_);
+      jobs_.push_back(std::move(job));
+    }
+    ready_.notify_one();
+  }
+  // Finishes the jobs in progress, drops those not started.
+  void join() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+      jobs_.clear();
+    }
+    ready_.notify_all();
+    for (std::thread& t : threads_) {
+      if (t.joinable()) t.join();
+    }
+  }
+
+ private:
+  void run() {
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock lock(mutex_);
+        ready_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
+        if (stopping_) return;
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      job();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::function<void()>> jobs_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+class WsSession;
+
+}  // namespace
+
+// One site as the server sees it. The slot is shared with the site's telemetry thread; the
+// rest belongs to the server thread.
+struct SiteView {
+  WebSite site;
+  std::unique_ptr<ArmView> arm;  // null: an arm the ground cannot model
+  LatestSlot<TelemetrySample> slot;
+  std::atomic<std::uint64_t> published{0};
+  // Server thread only.
+  std::uint64_t seq = 0;        // samples taken from the slot
+  std::optional<json> message;  // the telemetry message of sample `seq`, once built
+  std::uint64_t message_seq = 0;
+  ExecutorState state = ExecutorState::kUnspecified;
+  std::uint64_t task_id = 0;
+  std::string task_name;
+  Breach breach;
+  std::optional<TaskParameters> task;  // the running task's parameters (GetTask)
+  std::uint64_t task_fetched_for = ~0ULL;
+  bool connected = false;
+  bool polled = false;
+  std::string lease_holder;
+  double rtt_ms = -1.0;
+  std::string error;  // why the last status poll failed
+};
+
+namespace {
+
+class WsSession : public std::enable_shared_from_this<WsSession> {
+ public:
+  WsSession(WebServer::Impl& server, tcp::socket socket, std::uint64_t id);
+  void start(http::request<http::string_body> request);
+  void send(std::string text);
+  // Sends sample `seq` of site `site` (only when due()).
+  void offer_telemetry(std::size_t site, std::uint64_t seq, json& message);
+  void close();
+
+  std::uint64_t id() const { return id_; }
+  bool open() const { return open_; }
+  // Whether this client should get telemetry now: subscribed, its period elapsed, and its
+  // socket free. Each period that finds its socket still writing is a sample missed
+  // (counted in "dropped"); the newest sample goes out as soon as the socket is free.
+  bool due(Clock::time_point now);
+  void advance(Clock::time_point now) {
+    next_due_ += period_;
+    if (next_due_ <= now) next_due_ = now + period_;  // fell behind: do not burst
+  }
+  std::uint64_t sent_seq(std::size_t site) const { return sent_seq_[site]; }
+  std::size_t queued_bytes() const { return queued_bytes_; }
+  void reply(json message) { send(message.dump()); }
+  void request_started() { ++in_flight_; }
+  void request_done() { --in_flight_; }
+
+ private:
+  void read();
+  void on_read(beast::error_code error, std::size_t bytes);
+  void write();
+  void on_write(beast::error_code error, std::size_t bytes);
+  void fail();
+  void handle(const std::string& text);
+  void dispatch(const json& request);
+  void set_rate(double hz) {
+    period_ = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / hz));
+    next_due_ = Clock::now();
+    subscribed_ = true;
+  }
+
+  WebServer::Impl& server_;
+  websocket::stream<beast::tcp_stream> ws_;
+  beast::flat_buffer buffer_;
+  std::deque<std::string> queue_;
+  std::size_t queued_bytes_ = 0;
+  bool writing_ = false;
+  bool open_ = true;
+  std::uint64_t id_;
+  bool subscribed_ = false;
+  Clock::duration period_{};
+  Clock::time_point next_due_{};
+  std::vector<std::uint64_t> sent_seq_;
+  std::uint64_t dropped_ = 0;
+  bool late_ = false;
+  std::size_t in_flight_ = 0;
+};
+
+}  // namespace
+
+struct WebServer::Impl {
+  WebServerOptions options;
+  std::vector<std::unique_ptr<SiteView>> sites;
+  std::unique_ptr<net::io_context> ioc = std::make_unique<net::io_context>(1);
+  std::unique_ptr<tcp::acceptor> acceptor;
+  std::unique_ptr<net::steady_timer> timer;
+  std::thread thread;
+  std::unique_ptr<Workers> workers;
+  std::unique_ptr<Workers> stopper;  // stop requests only: never behind a slow call
+  std::thread poller;
+  std::mutex poller_mutex;
+  std::condition_variable poller_wake;
+  bool stopping = false;
+  int port = 0;
+  // Server thread only.
+  std::map<std::uint64_t, std::weak_ptr<WsSession>> sessions;
+  std::uint64_t next_session = 1;
+  // Statistics, read from any thread.
+  std::atomic<std::uint64_t> sent{0}, skipped{0};
+  std::atomic<std::size_t> clients{0}, queued_bytes{0};
+
+  void accept();
+  void serve_http(tcp::socket socket);
+  void tick();
+  void poll_sites();
+  json hello() const;
+  json site_message(const SiteView& s) const;
+  void broadcast(const std::string& text) {
+    for (auto& [id, weak] : sessions) {
+      if (auto s = weak.lock(); s && s->open()) s->send(text);
+    }
+  }
+  void take_samples();
+  void fetch_task(SiteView& s);
+  // Releases the browser's teleoperation held by `session` (0: by anyone), telling every
+  // client why.
+  void release_teleop(std::uint64_t session, const std::string& reason) {
+    if (!options.gamepad || !options.gamepad->release(session)) return;
+    broadcast(json{
+        {"type", "teleop"},
+        {"site", options.teleop_site},
+        {"enabled", false},
+        {"mode", ""},
+        {"reason",
+         reason}}.dump());
+  }
+  SiteView& site(const json& request) {
+    const std::string name = get_string(request, "site");
+    for (auto& s : sites) {
+      if (s->site.name == name) return *s;
+    }
+    std::string names;
+    for (auto& s : sites) names += (names.empty() ? "" : ", ") + s->site.name;
+    throw RequestError("site = \"" + name + "\": not a site of this ground; expected one of " +
+                       names);
+  }
+  // Runs `call` on a worker and sends its reply (with the request's id) to `session`.
+  void run(const std::shared_ptr<WsSession>& session, const json& id, Workers& pool,
+           std::function<json()> call);
+};
+
+namespace {
+
+WsSession::WsSession(WebServer::Impl& server, tcp::socket socket, std::uint64_t id)
+    : server_(server), ws_(std::move(socket)), id_(id), sent_seq_(server.sites.size(), 0) {}
+
+bool WsSession::due(Clock::time_point now) {
+  if (!open_ || !subscribed_) return false;
+  if (writing_) {
+    if (now >= next_due_) {
+      // The first period found busy is only late; each further one means the sample of
+      // the period before was superseded unsent.
+      if (late_) {
+        ++dropped_;
+        server_.skipped.fetch_add(1);
+      }
+      late_ = true;
+      advance(now);
+    }
+    return false;
+  }
+  if (!late_ && now < next_due_) return false;
+  late_ = false;
+  advance(now);
+  return true;
+}
+
+void WsSession::start(http::request<http::string_body> request) {
+  // A small kernel send buffer (no autotuning up to megabytes): a browser that stops
+  // reading shows as a busy socket within a few messages, and holds little memory.
+  beast::error_code ignored;
+  beast::get_lowest_layer(ws_).socket().set_option(net::socket_base::send_buffer_size(kSendBuffer),
+                                                   ignored);
+  ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
+  ws_.read_message_max(WebServer::kMaxRequestBody);
+  ws_.async_accept(request, [self = shared_from_this()](beast::error_code error) {
+    if (error) return self->fail();
+    self->server_.clients.fetch_add(1);
+    self->server_.sessions[self->id_] = self;
+    self->reply(self->server_.hello());
+    for (const auto& s : self->server_.sites) {
+      if (s->arm) {
+        self->reply(arm_message(s->site.name, *s->arm, link_radii(s->task ? &*s->task : nullptr)));
+      }
+      self->reply(self->server_.site_message(*s));
+    }
+    // Telemetry flows at the default rate until the client subscribes at its own.
+    self->set_rate(kDefaultTelemetryRate);
+    self->read();
+  });
+}
+
+void WsSession::read() {
+  ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code e, std::size_t n) {
+    self->on_read(e, n);
+  });
+}
+
+void WsSession::on_read(beast::error_code error, std::size_t /*bytes*/) {
+  if (error) return fail();
+  const std::string text = beast::buffers_to_string(buffer_.data());
+  buffer_.consume(buffer_.size());
+  handle(text);
+  if (open_) read();
+}
+
+void WsSession::send(std::string text) {
+  if (!open_) return;
+  if (queue_.size() >= WebServer::kMaxQueuedMessages) {
+    // A browser that stopped reading: its queue would grow without bound.
+    close();
+    return;
+  }
+  queued_bytes_ += text.size();
+  server_.queued_bytes.fetch_add(text.size());
+  queue_.push_back(std::move(text));
+  if (!writing_) write();
+}
+
+void WsSession::offer_telemetry(std::size_t site, std::uint64_t seq, json& message) {
+  sent_seq_[site] = seq;
+  message["dropped"] = dropped_;
+  server_.sent.fetch_add(1);
+  send(message.dump());
+}
+
+void WsSession::write() {
+  writing_ = true;
+  ws_.text(true);
+  ws_.async_write(
+      net::buffer(queue_.front()),
+      [self = shared_from_this()](beast::error_code e, std::size_t n) { self->on_write(e, n); });
+}
+
+void WsSession::on_write(beast::error_code error, std::size_t /*bytes*/) {
+  queued_bytes_ -= queue_.front().size();
+  server_.queued_bytes.fetch_sub(queue_.front().size());
+  queue_.pop_front();
+  if (error) return fail();
+  if (!queue_.empty() && open_) {
+    write();
+  } else {
+    writing_ = false;
+  }
+}
+
+void WsSession::close() {
+  if (!open_) return;
+  fail();
+  beast::error_code ignored;
+  beast::get_lowest_layer(ws_).socket().shutdown(tcp::socket::shutdown_both, ignored);
+  beast::get_lowest_layer(ws_).socket().close(ignored);
+}
+
+void WsSession::fail() {
+  if (!open_) return;
+  open_ = false;
+  if (server_.sessions.erase(id_) > 0) server_.clients.fetch_sub(1);
+  server_.queued_bytes.fetch_sub(queued_bytes_);
+  queued_bytes_ = 0;
+  server_.release_teleop(id_, "socket closed");
+}
+
+void WsSession::handle(const std::string& text) {
+  const json request = json::parse(text, nullptr, false);
+  if (request.is_discarded() || !request.is_object()) {
+    reply(error_reply(nullptr, "message: not a JSON object (" + std::to_string(text.size()) +
+                                   " bytes); see local_site/web/PROTOCOL.md"));
+    return;
+  }
+  const json id = request.contains("id") ? request["id"] : json(nullptr);
+  try {
+    dispatch(request);
+  } catch (const RequestError& e) {
+    reply(error_reply(id, e.what()));
+  } catch (const std::exception& e) {
+    reply(error_reply(id, e.what()));
+  }
+}
+
+void WsSession::dispatch(const json& request) {
+  const std::string type = get_string(request, "type");
+  const json id = request.contains("id") ? request["id"] : json(nullptr);
+  WebGamepad* gamepad = server_.options.gamepad.get();
+  // Messages without a reply: they come at 10–125 Hz.
+  if (type == "heartbeat") {
+    if (gamepad != nullptr && gamepad->holder() == id_) gamepad->heartbeat();
+    return;
+  }
+  if (type == "visibility") {
+    if (get_bool(request, "hidden")) server_.release_teleop(id_, "page hidden");
+    return;
+  }
+  if (type == "gamepad") {
+    if (gamepad == nullptr || gamepad->holder() != id_) return;  // not holding: ignored
+    const auto axes = request.find("axes");
+    std::array<double, 6> a{};
+    if (axes == request.end() || !axes->is_array() || axes->size() != 6) {
+      throw RequestError("axes: expected 6 numbers in [-1, 1] (vx, vy, vz, wx, wy, wz)");
+    }
+    for (std::size_t i = 0; i < 6; ++i) {
+      const json& v = (*axes)[i];
+      if (!v.is_number() || !std::isfinite(v.get<double>())) {
+        throw RequestError("axes[" + std::to_string(i) + "] = " + v.dump() +
+                           ": expected a number in [-1, 1]");
+      }
+      a[i] = v.get<double>();
+    }
+    gamepad->set(a, get_bool(request, "enable", false));
+    return;
+  }
+  if (!id.is_number_integer()) {
+    throw RequestError("id = " + id.dump() + ": every request carries an integer id");
+  }
+  if (type == "subscribe") {
+    const double hz = get_number(request, "rate_hz", kMinTelemetryRate, kMaxTelemetryRate);
+    set_rate(hz);
+    reply({{"type", "reply"}, {"id", id}, {"ok", true}, {"rate_hz", hz}});
+    return;
+  }
+  if (type == "stop") {
+    // STOP first releases the browser's enable, at once, then stops the arm(s): no lease
+    // is needed, and it runs on a thread of its own.
+    server_.release_teleop(0, "stop");
+    std::vector<SiteView*> targets;
+    if (request.contains("site")) {
+      targets.push_back(&server_.site(request));
+    } else {
+      for (auto& s : server_.sites) targets.push_back(s.get());
+    }
+    server_.run(shared_from_this(), id, *server_.stopper, [targets, id] {
+      json states = json::object();
+      std::string failed;
+      for (SiteView* s : targets) {
+        try {
+          states[s->site.name] = state_name(s->site.client->stop());
+        } catch (const RemoteError& e) {
+          failed += (failed.empty() ? "" : "; ") + std::string(e.what());
+        }
+      }
+      if (!failed.empty()) return error_reply(id, failed);
+      return json{{"type", "reply"}, {"id", id}, {"ok", true}, {"states", states}};
+    });
+    return;
+  }
+  if (type == "teleop") {
+    if (gamepad == nullptr) {
+      throw RequestError("teleop: tether-ground runs the hand controller '" +
+                         server_.options.device +
+                         "'; start it with --device web to teleoperate from the browser");
+    }
+    const std::string site = get_string(request, "site");
+    if (site != server_.options.teleop_site) {
+      throw RequestError("site = \"" + site + "\": tether-ground teleoperates \"" +
+                         server_.options.teleop_site + "\"");
+    }
+    const bool enable = get_bool(request, "enable");
+    if (enable) {
+      const std::uint64_t holder = gamepad->holder();
+      if (holder != 0 && holder != id_) {
+        throw RequestError("enable = true: another browser session holds teleoperation");
+      }
+      gamepad->hold(id_);
+      server_.broadcast(json{
+          {"type", "teleop"},
+          {"site", site},
+          {"enabled", true},
+          {"mode", request.value("mode", std::string())},
+          {"reason", ""}}.dump());
+    } else {
+      server_.release_teleop(id_, "released");
+    }
+    reply({{"type", "reply"}, {"id", id}, {"ok", true}, {"enabled", enable}});
+    return;
+  }
+  if (in_flight_ >= WebServer::kMaxInFlightRequests) {
+    throw RequestError("id = " + id.dump() + ": " + std::to_string(in_flight_) +
+                       " requests of this client are still running; at most " +
+                       std::to_string(WebServer::kMaxInFlightRequests));
+  }
+  const auto ok = [id](json fields) {
+    fields["type"] = "reply";
+    fields["id"] = id;
+    fields["ok"] = true;
+    return fields;
+  };
+  Workers& pool = *server_.workers;
+  auto self = shared_from_this();
+  if (type == "validate") {
+    std::string arm = "iiwa7";
+    if (request.contains("site")) arm = server_.site(request).site.arm;
+    if (request.contains("arm")) arm = get_string(request, "arm");
+    const std::string text = get_string(request, "text");
+    const bool preview = get_bool(request, "preview", true);
+    const std::string scene = request.value("scene", std::string("free"));
+    server_.run(self, id, pool, [=] {
+      std::vector<FieldError> errors;
+      const auto task = parse_and_validate(text, arm, errors);
+      if (!task) {
+        json r = error_reply(id, "task is invalid (" + std::to_string(errors.size()) +
+                                     (errors.size() == 1 ? " problem" : " problems") + ")");
+        r["errors"] = to_json(errors);
+        return r;
+      }
+      json r = ok({{"arm", arm}});
+      if (preview) {
+        PreviewOptions options;
+        options.arm = arm;
+        options.scene = scene;
+        const PreviewReport report = preview_task(*task, options);
+        r["preview"] = {
+            {"text", format_preview(report)},
+            {"breach", report.breach ? json(report.breach->description) : json(nullptr)},
+            {"peak_force", report.peak_force},
+            {"peak_torque", report.peak_torque}};
+      }
+      return r;
+    });
+    return;
+  }
+  if (type == "commands") {
+    server_.run(self, id, pool, [=] {
+      const CommandLibrary library = CommandLibrary::load(default_commands_directory());
+      json commands = json::array();
+      for (const TaskCommand& c : library.commands()) {
+        json arguments = json::array();
+        for (const CommandArgument& a : c.arguments) {
+          json choices = json::array();
+          for (const ArgumentChoice& choice : a.choices) {
+            choices.push_back({{"name", choice.name}, {"help", choice.help}});
+          }
+          arguments.push_back({{"name", a.name},
+                               {"help", a.help},
+                               {"unit", a.unit},
+                               {"kind", a.kind == ArgumentKind::kNumber ? "number" : "choice"},
+                               {"allowed", a.allowed()},
+                               {"default", a.default_text()},
+                               {"required", a.required()},
+                               {"min", a.min},
+                               {"max", a.max},
+                               {"choices", choices}});
+        }
+        commands.push_back({{"name", c.name},
+                            {"summary", c.summary},
+                            {"scene", c.scene},
+                            {"arguments", arguments}});
+      }
+      return ok({{"commands", commands}});
+    });
+    return;
+  }
+  // The rest call one site.
+  SiteView& s = server_.site(request);
+  RemoteSiteClient* client = s.site.client;
+  if (type == "start") {
+    const std::string task = get_string(request, "task");
+    server_.run(self, id, pool, [=] { return ok({{"task_id", client->start(task)}}); });
+  } else if (type == "reset") {
+    server_.run(self, id, pool, [=] {
+      const ResetResult r = client->reset();
+      if (!r.accepted) return error_reply(id, "reset refused: " + r.message);
+      return ok({{"message", r.message}});
+    });
+  } else if (type == "list_tasks") {
+    server_.run(self, id, pool, [=] {
+      json tasks = json::array();
+      for (const TaskSummary& t : client->list()) tasks.push_back(summary_json(t));
+      return ok({{"tasks", tasks}});
+    });
+  } else if (type == "get_task") {
+    const std::string task = get_string(request, "task");
+    server_.run(self, id, pool, [=] {
+      const auto [summary, parameters] = client->get(task);
+      return ok({{"task", summary_json(summary)}, {"text", proto::to_text(parameters)}});
+    });
+  } else if (type == "upload") {
+    const std::string task = get_string(request, "task");
+    const std::string text = get_string(request, "text");
+    const bool replace = get_bool(request, "replace", false);
+    const std::string arm = s.site.arm;
+    server_.run(self, id, pool, [=] {
+      std::vector<FieldError> errors;
+      auto parameters = parse_and_validate(text, arm, errors);
+      if (!parameters) {
+        json r = error_reply(id, "task is invalid (" + std::to_string(errors.size()) +
+                                     (errors.size() == 1 ? " problem" : " problems") + ")");
+        r["errors"] = to_json(errors);
+        return r;
+      }
+      parameters->name = task;
+      const UploadResult u = client->upload(task, *parameters, replace);
+      return ok({{"task", u.name}, {"revision", u.revision}});
+    });
+  } else if (type == "diff") {
+    const std::string task = get_string(request, "task");
+    const std::string text = get_string(request, "text");
+    server_.run(self, id, pool, [=] {
+      TaskParameters proposed;
+      try {
+        proposed = proto::parse_task_text(text, "task");
+      } catch (const proto::ConversionError& e) {
+        json r = error_reply(id, e.what());
+        r["errors"] = to_json({{e.path().unplaced().to_string(), e.what()}});
+        return r;
+      }
+      const TaskParameters stored = client->get(task).second;
+      json diff = json::array();
+      for (const proto::TaskDifference& d : proto::diff_tasks(stored, proposed)) {
+        diff.push_back({{"field", d.path.to_string()}, {"old", d.from}, {"new", d.to}});
+      }
+      return ok({{"diff", diff}});
+    });
+  } else if (type == "set_parameter") {
+    const std::string path = get_string(request, "path");
+    const auto value = request.find("value");
+    if (value == request.end() || !(value->is_string() || value->is_number())) {
+      throw RequestError(
+          "value: expected the field's value in protobuf text format, e.g. "
+          "\"300\"");
+    }
+    const std::string text = value->is_string() ? value->get<std::string>() : value->dump();
+    server_.run(self, id, pool, [=] {
+      return ok({{"task_id", client->set_parameter(path, text)}});
+    });
+  } else if (type == "audit") {
+    const auto first = static_cast<std::uint64_t>(get_number(request, "first", 0.0, 1e15, 0.0));
+    const auto max = static_cast<std::uint32_t>(get_number(request, "max", 1.0, 1000.0, 200.0));
+    const std::string name = s.site.name;
+    server_.run(self, id, pool, [=] {
+      std::uint64_t next = 0;
+      const std::vector<std::string> lines = client->audit(first, max, next);
+      return ok({{"site", name}, {"lines", lines}, {"next", next}});
+    });
+  } else if (type == "lease") {
+    const bool acquire = get_bool(request, "acquire");
+    const bool force = get_bool(request, "force", false);
+    server_.run(self, id, pool, [=] {
+      if (acquire) return ok({{"lease_holder", client->acquire_control(force)}});
+      client->release_control();
+      return ok({{"lease_holder", ""}});
+    });
+  } else {
+    throw RequestError("type = \"" + type +
+                       "\": unknown; expected subscribe, stop, start, reset, list_tasks, "
+                       "get_task, validate, upload, diff, set_parameter, commands, audit, "
+                       "lease, teleop, gamepad, heartbeat or visibility");
+  }
+}
+
+// An HTTP connection: static files, the health check, and the upgrade to /ws.
+class HttpSession : public std::enable_shared_from_this<HttpSession> {
+ public:
+  HttpSession(WebServer::Impl& server, tcp::socket socket)
+      : server_(server), stream_(std::move(socket)) {}
+  void read() {
+    parser_.emplace();
+    parser_->body_limit(WebServer::kMaxRequestBody);
+    stream_.expires_after(kHttpTimeout);
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code e, std::size_t) { self->on_read(e); });
+  }
+
+ private:
+  void on_read(beast::error_code error);
+  template <class Body>
+  void respond(http::response<Body> response) {
+    auto shared = std::make_shared<http::response<Body>>(std::move(response));
+    http::async_write(stream_, *shared,
+                      [self = shared_from_this(), shared](beast::error_code e, std::size_t) {
+                        if (e || !shared->keep_alive()) {
+                          beast::error_code ignored;
+                          self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+                          return;
+                        }
+                        self->read();
+                      });
+  }
+  void text(http::status status, const std::string& body, const char* type) {
+    http::response<http::string_body> r{status, request_version_};
+    r.set(http::field::server, "tether-ground");
+    r.set(http::field::content_type, type);
+    r.keep_alive(keep_alive_);
+    r.body() = body;
+    r.prepare_payload();
+    respond(std::move(r));
+  }
+
+  WebServer::Impl& server_;
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  unsigned request_version_ = 11;
+  bool keep_alive_ = false;
+};
+
+void HttpSession::on_read(beast::error_code error) {
+  if (error) return;
+  http::request<http::string_body> request = parser_->release();
+  request_version_ = request.version();
+  keep_alive_ = request.keep_alive();
+  const std::string target(request.target());
+  if (websocket::is_upgrade(request)) {
+    if (target != "/ws")
+      return text(http::status::not_found, "no WebSocket here; use /ws\n", "text/plain");
+    const std::string origin(request[http::field::origin]);
+    const std::string host(request[http::field::host]);
+    // Browsers always send Origin with a WebSocket upgrade; a page from another site would
+    // carry its own origin and is refused (cross-site WebSocket hijacking).
+    if (!origin.empty() && origin != "http://" + host) {
+      return text(http::status::forbidden,
+                  "Origin " + origin + " is not this console (http://" + host + ")\n",
+                  "text/plain");
+    }
+    stream_.expires_never();
+    auto session =
+        std::make_shared<WsSession>(server_, stream_.release_socket(), server_.next_session++);
+    session->start(std::move(request));
+    return;
+  }
+  if (request.method() != http::verb::get && request.method() != http::verb::head) {
+    return text(http::status::method_not_allowed, "GET or HEAD only\n", "text/plain");
+  }
+  if (target == "/api/health") return text(http::status::ok, "{\"ok\":true}", "application/json");
+  const auto path = static_file_path(server_.options.root, target);
+  if (!path) {
+    return text(http::status::bad_request, "refused path: " + target + "\n", "text/plain");
+  }
+  beast::error_code open_error;
+  http::file_body::value_type file;
+  file.open(path->c_str(), beast::file_mode::scan, open_error);
+  if (open_error) {
+    return text(http::status::not_found, "not found: " + target + "\n", "text/plain");
+  }
+  const auto size = file.size();
+  if (request.method() == http::verb::head) {
+    http::response<http::empty_body> r{http::status::ok, request_version_};
+    r.set(http::field::content_type, std::string(mime_type(path->string())));
+    r.content_length(size);
+    r.keep_alive(keep_alive_);
+    return respond(std::move(r));
+  }
+  http::response<http::file_body> r{std::piecewise_construct, std::make_tuple(std::move(file)),
+                                    std::make_tuple(http::status::ok, request_version_)};
+  r.set(http::field::server, "tether-ground");
+  r.set(http::field::content_type, std::string(mime_type(path->string())));
+  // The page is rebuilt in place: let the browser revalidate it; vite's assets carry a
+  // content hash in their names.
+  r.set(http::field::cache_control, "no-cache");
+  r.content_length(size);
+  r.keep_alive(keep_alive_);
+  respond(std::move(r));
+}
+
+}  // namespace
+
+void WebServer::Impl::run(const std::shared_ptr<WsSession>& session, const json& id, Workers& pool,
+                          std::function<json()> call) {
+  std::weak_ptr<WsSession> weak = session;
+  // Counted while in flight; the reply is posted back to the server thread.
+  session->request_started();
+  pool.post([this, weak, id, call = std::move(call)] {
+    json reply;
+    try {
+      reply = call();
+    } catch (const RemoteError& e) {
+      reply = error_reply(id, e.what());
+      reply["code"] = e.code_name();
+      if (e.code() == RemoteCode::kInvalidArgument) {
+        reply["errors"] = to_json(field_errors_of(e.message()));
+      }
+    } catch (const TaskValidationError& e) {
+      std::vector<FieldError> errors;
+      for (const ValidationIssue& issue : e.issues())
+        errors.push_back({issue.field, issue.message});
+      reply = error_reply(id, e.what());
+      reply["errors"] = to_json(errors);
+    } catch (const std::exception& e) {
+      reply = error_reply(id, e.what());
+    }
+    net::post(*ioc, [weak, text = reply.dump()]() mutable {
+      if (auto s = weak.lock()) {
+        s->request_done();
+        s->send(std::move(text));
+      }
+    });
+  });
+}
+
+json WebServer::Impl::hello() const {
+  json sites_json = json::array();
+  for (const auto& s : sites) {
+    sites_json.push_back(
+        {{"name", s->site.name}, {"address", s->site.address}, {"arm", s->site.arm}});
+  }
+  return {{"type", "hello"},
+          {"version", kProtocolVersion},
+          {"operator", options.operator_name},
+          {"sites", sites_json},
+          {"teleop_site", options.teleop_site},
+          {"teleop_device", options.device},
+          {"telemetry_hz", kDefaultTelemetryRate}};
+}
+
+json WebServer::Impl::site_message(const SiteView& s) const {
+  json m = {
+      {"type", "site"},
+      {"name", s.site.name},
+      {"address", s.site.address},
+      {"connected", s.connected},
+      {"state", state_name(s.state)},
+      {"breach",
+       {{"cause", s.breach ? to_string(s.breach.cause) : ""}, {"detail", s.breach.description}}},
+      {"lease_holder", s.lease_holder},
+      {"link_rtt_ms", s.rtt_ms >= 0.0 ? json(s.rtt_ms) : json(nullptr)},
+      {"task", {{"name", s.task_name}, {"id", s.task_id}}},
+      {"error", s.error}};
+  return m;
+}
+
+void WebServer::Impl::fetch_task(SiteView& s) {
+  s.task_fetched_for = s.task_id;
+  const std::string name = s.task_name;
+  const std::uint64_t task_id = s.task_id;
+  RemoteSiteClient* client = s.site.client;
+  SiteView* view = &s;
+  workers->post([this, view, client, name, task_id] {
+    std::optional<TaskParameters> task;
+    try {
+      task = client->get(name).second;
+    } catch (const std::exception&) {
+      // Replaced or deleted since it started: the view goes without its obstacles and
+      // bounds until the next task.
+      return;
+    }
+    net::post(*ioc, [this, view, task = std::move(task), task_id]() mutable {
+      if (view->task_id != task_id) return;
+      view->task = std::move(task);
+      view->message.reset();
+      if (view->arm) {
+        broadcast(arm_message(view->site.name, *view->arm, link_radii(&*view->task)).dump());
+      }
+    });
+  });
+}
+
+void WebServer::Impl::take_samples() {
+  for (auto& s : sites) {
+    if (!s->slot.take()) continue;
+    ++s->seq;
+    s->message.reset();
+    const TelemetrySample& sample = s->slot.front();
+    const bool changed =
+        sample.state != s->state || sample.task_id != s->task_id || !(sample.breach == s->breach);
+    s->state = sample.state;
+    s->breach = sample.breach;
+    if (sample.task_id != s->task_id) s->task.reset();
+    s->task_id = sample.task_id;
+    s->task_name = sample.task_name;
+    s->connected = true;
+    if (changed) broadcast(site_message(*s).dump());
+    if (!s->task_name.empty() && s->task_fetched_for != s->task_id) fetch_task(*s);
+  }
+}
+
+void WebServer::Impl::tick() {
+  take_samples();
+  const auto now = Clock::now();
+  for (auto it = sessions.begin(); it != sessions.end();) {
+    auto session = it->second.lock();
+    ++it;  // the session may leave the map below
+    if (!session || !session->due(now)) continue;
+    for (std::size_t i = 0; i < sites.size(); ++i) {
+      SiteView& s = *sites[i];
+      if (s.seq == 0 || session->sent_seq(i) == s.seq) continue;
+      if (!s.message || s.message_seq != s.seq) {
+        s.message = telemetry_message(s.site.name, s.slot.front(), s.arm.get(),
+                                      s.task ? &*s.task : nullptr, s.rtt_ms);
+        s.message_seq = s.seq;
+      }
+      session->offer_telemetry(i, s.seq, *s.message);
+    }
+  }
+  // The heartbeat: the device releases the enable by itself; this tells the browsers.
+  if (options.gamepad && options.gamepad->holder() != 0) {
+    const std::int64_t age = WebGamepad::now_ns() - options.gamepad->last_heartbeat_ns();
+    if (age >= std::chrono::duration_cast<std::chrono::nanoseconds>(WebGamepad::kHeartbeatTimeout)
+                   .count()) {
+      release_teleop(0, "heartbeat");
+    }
+  }
+  timer->expires_after(kTick);
+  timer->async_wait([this](beast::error_code e) {
+    if (!e) tick();
+  });
+}
+
+void WebServer::Impl::accept() {
+  acceptor->async_accept(*ioc, [this](beast::error_code error, tcp::socket socket) {
+    if (error == net::error::operation_aborted) return;
+    if (!error) std::make_shared<HttpSession>(*this, std::move(socket))->read();
+    accept();
+  });
+}
+
+void WebServer::Impl::poll_sites() {
+  for (;;) {
+    for (auto& s : sites) {
+      {
+        std::lock_guard lock(poller_mutex);
+        if (stopping) return;
+      }
+      SiteStatus status;
+      std::string error;
+      const auto t0 = Clock::now();
+      try {
+        status = s->site.client->status();
+      } catch (const std::exception& e) {
+        error = e.what();
+      }
+      const double rtt = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+      SiteView* view = s.get();
+      net::post(*ioc, [this, view, status, error, rtt] {
+        view->polled = true;
+        view->connected = error.empty();
+        view->error = error;
+        if (error.empty()) {
+          view->lease_holder = status.controller;
+          view->rtt_ms = rtt;
+          // Before the first sample the status is all the server knows of the executor.
+          if (view->seq == 0) {
+            view->state = status.state;
+            view->breach = status.breach;
+            view->task_id = status.task_id;
+            view->task_name = status.task_name;
+          }
+        }
+        broadcast(site_message(*view).dump());
+      });
+    }
+    std::unique_lock lock(poller_mutex);
+    poller_wake.wait_for(lock, std::chrono::duration<double>(options.status_period),
+                         [&] { return stopping; });
+    if (stopping) return;
+  }
+}
+
+bool is_loopback_host(const std::string& host) {
+  if (host == "localhost") return true;
+  beast::error_code error;
+  const auto address = net::ip::make_address(host, error);
+  return !error && address.is_loopback();
+}
+
+WebServer::WebServer(WebServerOptions options, std::vector<WebSite> sites)
+    : impl_(std::make_shared<Impl>()) {
+  Impl& m = *impl_;
+  if (!is_loopback_host(options.host)) {
+    throw std::invalid_argument(
+        "--web " + options.host +
+        ": the operator console listens on loopback only "
+        "(127.0.0.1, ::1 or localhost); logins, HTTPS and CSRF protection, which an exposed "
+        "console needs, are not implemented, so --web-cert/--web-key do not exist yet. Reach "
+        "it from another machine through an SSH tunnel (ssh -L 8080:127.0.0.1:8080 ground)");
+  }
+  if (options.port < 0 || options.port > 65535) {
+    throw std::invalid_argument("--web port = " + std::to_string(options.port) +
+                                ": expected 0 (any free port) to 65535");
+  }
+  if (options.workers < 1 || options.workers > 16) {
+    throw std::invalid_argument("web workers = " + std::to_string(options.workers) +
+                                ": expected 1 to 16");
+  }
+  if (!(options.status_period >= 0.05 && options.status_period <= 60.0)) {
+    throw std::invalid_argument("web status_period = " + std::to_string(options.status_period) +
+                                " s: expected 0.05 to 60 s");
+  }
+  if (options.root.empty()) options.root = default_web_root();
+  for (const WebSite& site : sites) {
+    if (site.client == nullptr) {
+      throw std::invalid_argument("web site '" + site.name + "': no client");
+    }
+    auto view = std::make_unique<SiteView>();
+    view->site = site;
+    if (site.arm == "iiwa7" || site.arm == "panda") view->arm = std::make_unique<ArmView>(site.arm);
+    m.sites.push_back(std::move(view));
+  }
+  m.options = std::move(options);
+  beast::error_code error;
+  const std::string host = m.options.host == "localhost" ? "127.0.0.1" : m.options.host;
+  const tcp::endpoint endpoint(net::ip::make_address(host, error),
+                               static_cast<unsigned short>(m.options.port));
+  m.acceptor = std::make_unique<tcp::acceptor>(*m.ioc);
+  m.acceptor->open(endpoint.protocol(), error);
+  if (!error) m.acceptor->set_option(net::socket_base::reuse_address(true), error);
+  if (!error) m.acceptor->bind(endpoint, error);
+  if (!error) m.acceptor->listen(net::socket_base::max_listen_connections, error);
+  if (error) {
+    throw std::runtime_error("--web " + m.options.host + ":" + std::to_string(m.options.port) +
+                             ": cannot listen: " + error.message());
+  }
+  m.port = m.acceptor->local_endpoint().port();
+  m.workers = std::make_unique<Workers>(m.options.workers);
+  m.stopper = std::make_unique<Workers>(1);
+  m.timer = std::make_unique<net::steady_timer>(*m.ioc);
+  m.accept();
+  m.tick();
+  m.thread = std::thread([&m] { m.ioc->run(); });
+  m.poller = std::thread([&m] { m.poll_sites(); });
+}
+
+WebServer::~WebServer() {
+  Impl& m = *impl_;
+  {
+    std::lock_guard lock(m.poller_mutex);
+    m.stopping = true;
+  }
+  m.poller_wake.notify_all();
+  if (m.poller.joinable()) m.poller.join();
+  // Close the browsers' sockets on the server thread, then let it end.
+  net::post(*m.ioc, [&m] {
+    beast::error_code ignored;
+    m.acceptor->close(ignored);
+    m.timer->cancel();
+    for (auto& [id, weak] : std::map(m.sessions)) {
+      if (auto s = weak.lock()) s->close();
+    }
+    m.ioc->stop();
+  });
+  if (m.thread.joinable()) m.thread.join();
+  // Calls in progress finish (within their deadline); their replies go nowhere.
+  m.workers->join();
+  m.stopper->join();
+  m.timer.reset();
+  m.acceptor.reset();
+  m.ioc.reset();  // destroys the sessions still owned by pending handlers
+}
+
+int WebServer::port() const { return impl_->port; }
+
+std::string WebServer::url() const {
+  const std::string& host = impl_->options.host;
+  const bool v6 = host.find(':') != std::string::npos;
+  return "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(impl_->port) + "/";
+}
+
+const std::string& WebServer::root() const { return impl_->options.root; }
+
+void WebServer::publish_telemetry(std::size_t site, const TelemetrySample& sample) {
+  SiteView& s = *impl_->sites.at(site);
+  s.slot.back() = sample;
+  s.slot.publish();
+  s.published.fetch_add(1, std::memory_order_relaxed);
+}
+
+WebServer::Stats WebServer::stats() const {
+  Stats out;
+  for (const auto& s : impl_->sites) out.published += s->published.load();
+  out.sent = impl_->sent.load();
+  out.skipped = impl_->skipped.load();
+  out.clients = impl_->clients.load();
+  out.queued_bytes = impl_->queued_bytes.load();
+  return out;
+}
+
+}  // namespace tether::local::web

@@ -1,0 +1,229 @@
+// The console's back end against the real pair: `tether-remote --serve` (door scene,
+// real-time loop) and `tether-ground --web 127.0.0.1:0 --device none` as child processes.
+// Over the WebSocket: the ground's address line, a bad task's error at its field, upload,
+// list, start, telemetry with the arm's points, set_parameter, and STOP stopping the arm.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
+#include <string>
+#include <thread>
+
+#include "child_process.h"
+#include "web_client.h"
+
+namespace tether::local::web {
+namespace {
+
+using testing::json;
+using testing::WsClient;
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+std::string scratch() {
+  const fs::path dir = fs::temp_directory_path() / ("tether_web_e2e_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// A child whose log is polled for a line matching `pattern`; its first group, or empty
+// after `limit` or once the child ended.
+std::string wait_for_line(::tether::testing::ChildProcess& child, const std::string& log,
+                          const std::regex& pattern, std::chrono::seconds limit) {
+  const auto end = Clock::now() + limit;
+  while (Clock::now() < end) {
+    std::smatch match;
+    const std::string text = read_file(log);
+    if (std::regex_search(text, match, pattern)) return match[1];
+    if (child.wait_for(std::chrono::milliseconds(0)) != -1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return {};
+}
+
+class WebEndToEnd : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = scratch();
+    fs::remove(dir_ + "/port");
+    remote_ = std::make_unique<::tether::testing::ChildProcess>(
+        TETHER_REMOTE_BIN,
+        std::vector<std::string>{"--serve", "127.0.0.1:0", "--scene", "door", "--site", "door",
+                                 "--port-file", dir_ + "/port", "--config",
+                                 TETHER_TEST_PKI "/sites/remote.conf"},
+        dir_ + "/remote.log");
+    const int port =
+        ::tether::testing::wait_for_port(*remote_, dir_ + "/port", std::chrono::seconds(30));
+    ASSERT_GT(port, 0) << read_file(dir_ + "/remote.log");
+    ground_ = std::make_unique<::tether::testing::ChildProcess>(
+        TETHER_GROUND_BIN,
+        std::vector<std::string>{"--site", "door=127.0.0.1:" + std::to_string(port), "--config",
+                                 TETHER_TEST_PKI "/people/operator.conf", "--device", "none",
+                                 "--web", "127.0.0.1:0", "--web-root", dir_},
+        dir_ + "/ground.log");
+    const std::string url = wait_for_line(*ground_, dir_ + "/ground.log",
+                                          std::regex("console: (http://127\\.0\\.0\\.1:[0-9]+/)"),
+                                          std::chrono::seconds(30));
+    ASSERT_FALSE(url.empty()) << read_file(dir_ + "/ground.log");
+    web_port_ = std::stoi(url.substr(url.rfind(':') + 1));
+  }
+  void TearDown() override {
+    if (ground_) {
+      ground_->signal(SIGTERM);
+      ground_->wait_for(std::chrono::seconds(10));
+    }
+    if (remote_) {
+      remote_->signal(SIGTERM);
+      remote_->wait_for(std::chrono::seconds(5));
+    }
+    ground_.reset();
+    remote_.reset();
+    fs::remove_all(dir_);
+  }
+
+  // The shipped door task, tolerant of missed deadlines (a shared CI machine).
+  static std::string door_task() {
+    std::string text = read_file(TETHER_SOURCE_DIR "/remote_site/tasks/door_force.textproto");
+    text.replace(text.find("bounds {"), 8, "bounds {\n  max_consecutive_overruns: 1000000");
+    return text;
+  }
+
+  // The door task with another reference torque about the hinge [N·m].
+  static std::string with_torque(int torque) {
+    std::string text = door_task();
+    const std::string from = "torque { x: 18 }";
+    text.replace(text.find(from), from.size(), "torque { x: " + std::to_string(torque) + " }");
+    return text;
+  }
+
+  // The next telemetry message whose state is one of `states`.
+  static json telemetry_in(WsClient& c, std::initializer_list<const char*> states) {
+    for (;;) {
+      json m = c.next("telemetry");
+      for (const char* s : states) {
+        if (m["state"] == s) return m;
+      }
+    }
+  }
+
+  std::string dir_;
+  std::unique_ptr<::tether::testing::ChildProcess> remote_, ground_;
+  int web_port_ = 0;
+};
+
+TEST_F(WebEndToEnd, HealthAndABadTaskAtItsField) {
+  EXPECT_EQ(testing::http_get(web_port_, "/api/health").body, "{\"ok\":true}");
+  WsClient c(web_port_);
+  const json hello = c.next("hello");
+  EXPECT_EQ(hello["sites"][0]["name"], "door");
+  EXPECT_EQ(hello["operator"], "operator");  // the certificate's CN
+  const json r = c.request(
+      {{"type", "validate"},
+       {"site", "door"},
+       {"text", read_file(TETHER_SOURCE_DIR "/tests/remote/scenarios/bad_task.textproto")}},
+      1);
+  EXPECT_FALSE(r["ok"].get<bool>()) << r.dump();
+  ASSERT_FALSE(r["errors"].empty()) << r.dump();
+  EXPECT_EQ(r["errors"][0]["field"], "impedance.mass.rotation.x") << r.dump();
+  EXPECT_NE(r["errors"][0]["message"].get<std::string>().find("= -2"), std::string::npos)
+      << r.dump();
+  // The same text cannot be uploaded either.
+  const json u = c.request({{"type", "upload"},
+                            {"site", "door"},
+                            {"task", "bad"},
+                            {"text",
+                             "impedance { mass { "
+                             "rotation { x: -2 } } }"}},
+                           2);
+  EXPECT_FALSE(u["ok"].get<bool>());
+  bool named = false;
+  for (const json& e : u["errors"]) named = named || e["field"] == "impedance.mass.rotation.x";
+  EXPECT_TRUE(named) << u.dump();
+}
+
+TEST_F(WebEndToEnd, StopOverTheWebSocketStopsARunningTask) {
+  WsClient c(web_port_);
+  ASSERT_TRUE(c.request({{"type", "subscribe"}, {"rate_hz", 30}}, 1)["ok"].get<bool>());
+  json r = c.request({{"type", "validate"}, {"text", door_task()}, {"preview", false}}, 2);
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  r = c.request({{"type", "upload"},
+                 {"site", "door"},
+                 {"task", "door_force"},
+                 {"text", door_task()},
+                 {"replace", true}},
+                3);
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(r["task"], "door_force");
+  r = c.request({{"type", "list_tasks"}, {"site", "door"}}, 4);
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  ASSERT_EQ(r["tasks"].size(), 1u) << r.dump();
+  EXPECT_EQ(r["tasks"][0]["name"], "door_force");
+  r = c.request({{"type", "lease"}, {"site", "door"}, {"acquire", true}}, 5);
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(r["lease_holder"], "operator");
+  r = c.request({{"type", "start"}, {"site", "door"}, {"task", "door_force"}}, 6);
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+
+  json t = telemetry_in(c, {"RUNNING"});
+  EXPECT_EQ(t["points"].size(), 9u);
+  EXPECT_EQ(t["task"]["name"], "door_force");
+  // Once the ground has fetched the task, its bounds come with the telemetry.
+  for (int i = 0; i < 300 && t["wrench_bounds"].is_null(); ++i) t = telemetry_in(c, {"RUNNING"});
+  ASSERT_FALSE(t["wrench_bounds"].is_null()) << t.dump();
+  EXPECT_EQ(t["wrench_bounds"]["force"], 150.0);
+
+  r = c.request({{"type", "set_parameter"},
+                 {"site", "door"},
+                 {"path", "force_control.reference_wrench.torque.x"},
+                 {"value", "12"}},
+                7);
+  EXPECT_TRUE(r["ok"].get<bool>()) << r.dump();
+  r = c.request({{"type", "set_parameter"},
+                 {"site", "door"},
+                 {"path", "impedance.mass.rotation.x"},
+                 {"value", "-2"}},
+                8);
+  EXPECT_FALSE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_NE(r["error"].get<std::string>().find("impedance.mass.rotation.x"), std::string::npos)
+      << r.dump();
+
+  const auto t0 = Clock::now();
+  r = c.request({{"type", "stop"}, {"site", "door"}}, 9);
+  const double stop_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  std::printf("stop over the WebSocket: reply after %.1f ms, state %s\n", stop_ms,
+              r["states"]["door"].get<std::string>().c_str());
+  t = telemetry_in(c, {"STOPPED"});
+  EXPECT_EQ(t["site"], "door");
+  // The site message says so too, and the audit trail names the operator.
+  json site = c.next("site");
+  while (site["state"] != "STOPPED") site = c.next("site");
+  r = c.request({{"type", "audit"}, {"site", "door"}, {"first", 0}, {"max", 100}}, 10);
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  const std::string lines = r["lines"].dump();
+  EXPECT_NE(lines.find("operator"), std::string::npos) << lines;
+  EXPECT_NE(lines.find("Stop"), std::string::npos) << lines;
+  r = c.request({{"type", "get_task"}, {"site", "door"}, {"task", "door_force"}}, 11);
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_NE(r["text"].get<std::string>().find("force_control"), std::string::npos);
+  r = c.request(
+      {{"type", "diff"}, {"site", "door"}, {"task", "door_force"}, {"text", with_torque(20)}}, 12);
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  ASSERT_EQ(r["diff"].size(), 1u) << r.dump();
+  EXPECT_EQ(r["diff"][0]["field"], "force_control.reference_wrench.torque.x");
+  EXPECT_EQ(r["diff"][0]["new"], "20");
+}
+
+}  // namespace
+}  // namespace tether::local::web
