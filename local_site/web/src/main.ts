@@ -1,0 +1,53 @@
+// The operator console: one WebSocket to the ground station (same host, /ws), a store of
+// what it said, and one module per view.
+import "./style.css";
+import { Connection } from "./connection";
+import { Store, stats } from "./store";
+import { mountHeader } from "./stop";
+import { mountSites } from "./sites";
+import { mountScene } from "./scene";
+import { mountPlots } from "./plots";
+import { mountTasks } from "./tasks";
+import { mountTeleop } from "./teleop";
+import { mountAudit } from "./audit";
+
+declare global {
+  interface Window {
+    __tetherStats: typeof stats;
+  }
+}
+window.__tetherStats = stats;
+
+// The plots redraw once per animation frame in which a sample arrived. At 30 Hz two samples
+// often share a frame and the redraw rate fell to 22 Hz; at 60 Hz the plots redraw at the
+// frame rate the machine manages (the 3-D view is capped separately on a software GL).
+const TELEMETRY_HZ = 60;
+const wsUrl = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
+const conn = new Connection(wsUrl);
+const store = new Store(conn);
+// What the browser tests read besides the counters: the active site's latest telemetry and
+// every teleoperation state the ground announced.
+stats.latest = () => store.telemetry.get(store.activeSite) ?? null;
+stats.teleopLog = [];
+conn.on("teleop", (m) => stats.teleopLog.push(m));
+const byId = (id: string): HTMLElement => {
+  const e = document.getElementById(id);
+  if (!e) throw new Error(`index.html lacks #${id}`);
+  return e;
+};
+
+// Every (re)connection starts with hello; subscribe then, since a new socket has no rate.
+conn.on("hello", () => {
+  conn.request({ type: "subscribe", rate_hz: TELEMETRY_HZ }).catch((e: Error) => {
+    console.error("tether: subscribe refused:", e.message);
+  });
+});
+
+mountHeader(byId("header"), conn, store);
+mountSites(byId("sites"), conn, store);
+mountTeleop(byId("teleop"), conn, store);
+mountScene(byId("scene"), store);
+mountPlots(byId("plots"), store);
+mountTasks(byId("tasks"), conn, store);
+mountAudit(byId("audit"), conn, store);
+conn.start();

@@ -1,0 +1,133 @@
+// Messages of the console's WebSocket protocol v1 (local_site/web/PROTOCOL.md). Only the
+// fields the console reads are typed; everything else passes through untouched.
+
+export type Vec3 = [number, number, number];
+export type Quat = [number, number, number, number]; // w, x, y, z
+
+export interface Pose {
+  p: Vec3;
+  quat: Quat;
+}
+
+export interface SiteInfo {
+  name: string;
+  address: string;
+  arm?: string;
+}
+
+export interface HelloMsg {
+  type: "hello";
+  version: number;
+  operator: string;
+  sites: SiteInfo[];
+  teleop_site: string;
+  /** tether-ground's --device: only "web" takes the browser's gamepad. */
+  teleop_device?: string;
+  telemetry_hz: number;
+}
+
+export interface ArmMsg {
+  type: "arm";
+  site: string;
+  name: string;
+  joints: { name: string; lower: number; upper: number }[];
+  links: { radius: number }[];
+}
+
+export interface SiteMsg {
+  type: "site";
+  name: string;
+  connected: boolean;
+  state: string;
+  breach: { cause: string; detail: string };
+  lease_holder: string;
+  link_rtt_ms: number | null;
+  task: { name: string; id: number } | null;
+  /** Why the last status poll failed (then connected is false). */
+  error?: string;
+}
+
+export interface Obstacle {
+  c: Vec3;
+  r: number;
+  influence: number;
+}
+
+export interface TelemetryMsg {
+  type: "telemetry";
+  site: string;
+  cycle: number;
+  t: number;
+  task_t: number;
+  state: string;
+  q: number[];
+  q_cmd: number[];
+  points: Vec3[];
+  /** null until the ground knows the site's arm. */
+  motion: Pose | null;
+  reference: Pose | null;
+  psi: number;
+  p_achieved: number;
+  p_warn_below: number;
+  clearance: number | null;
+  wrench: number[];
+  wrench_bounds: { force: number | null; torque: number | null } | null;
+  obstacles: Obstacle[];
+  timing: { period_error_us: number; compute_us?: number; overruns: number };
+  breach?: { cause: string; detail: string } | null;
+  task?: { name: string; id: number } | null;
+  link_rtt_ms: number | null;
+  dropped: number;
+  predicted: { points: Vec3[] } | null;
+}
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export interface ReplyMsg {
+  type: "reply";
+  id: number;
+  ok: boolean;
+  error?: string;
+  errors?: FieldError[];
+  [key: string]: unknown;
+}
+
+export interface AuditMsg {
+  type: "audit";
+  site: string;
+  lines: string[];
+  next: number;
+}
+
+export interface TeleopMsg {
+  type: "teleop";
+  site: string;
+  enabled: boolean;
+  mode: string;
+  reason: string;
+}
+
+export type ServerMsg =
+  | HelloMsg
+  | ArmMsg
+  | SiteMsg
+  | TelemetryMsg
+  | ReplyMsg
+  | AuditMsg
+  | TeleopMsg;
+
+export type TeleopMode = "tool" | "world" | "camera";
+
+/** Error thrown for a reply with ok:false; keeps the per-field errors for the editor. */
+export class RequestError extends Error {
+  constructor(
+    message: string,
+    readonly errors: FieldError[],
+    readonly reply: ReplyMsg | null,
+  ) {
+    super(message);
+  }
+}

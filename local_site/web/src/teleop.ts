@@ -1,0 +1,179 @@
+// Teleoperation from the browser's Gamepad API (a gamepad or a SpaceMouse): six axes with a
+// deadzone, sent at 100 Hz while enabled, plus a heartbeat every 100 ms. The enable needs
+// both the on-screen toggle (armed) and the gamepad's enabling button held (a dead-man
+// switch): letting go of the button, hiding the tab, leaving the page or losing the socket
+// releases it at once, and the ground releases it on its own when heartbeats stop.
+import type { Connection } from "./connection";
+import type { TeleopMode } from "./protocol";
+import { el, stats, type Store } from "./store";
+
+// ~100 Hz, inside the protocol's 50–125 Hz. Timers on a busy page fire late, so the pad is
+// polled every 4 ms and a message goes when 9.5 ms have passed since the last one: late
+// ticks then cost one poll, not a whole period.
+const POLL_MS = 4;
+const SEND_PERIOD_MS = 9.5;
+const HEARTBEAT_MS = 100;
+const DEADZONE = 0.08;
+/** The enabling button: the standard mapping's right shoulder (R1), or button 0 on devices
+ *  without the standard mapping (a SpaceMouse's left button). */
+const ENABLE_BUTTON_STANDARD = 5;
+
+function deadzone(v: number): number {
+  const a = Math.abs(v);
+  if (!Number.isFinite(v) || a < DEADZONE) return 0;
+  // Rescaled so the output starts at 0 at the deadzone's edge and still reaches ±1.
+  return (Math.sign(v) * (Math.min(a, 1) - DEADZONE)) / (1 - DEADZONE);
+}
+
+/** Six velocity axes (vx, vy, vz, wx, wy, wz) from a pad, in -1..1. */
+export function padAxes(pad: Gamepad): number[] {
+  if (pad.mapping !== "standard" && pad.axes.length >= 6) {
+    // A 6-DOF device (SpaceMouse): its axes are already translation then rotation.
+    return pad.axes.slice(0, 6).map(deadzone);
+  }
+  // Standard gamepad: left stick = x/y, triggers = z down/up, right stick = roll/pitch,
+  // shoulders L1/R1 are taken (R1 enables), so yaw comes from the d-pad left/right.
+  const b = (i: number) => pad.buttons[i]?.value ?? 0;
+  const ax = (i: number) => pad.axes[i] ?? 0;
+  return [ax(0), -ax(1), b(7) - b(6), -ax(3), ax(2), b(14) - b(15)].map(deadzone);
+}
+
+/** Writes text only when it changed: every write costs a layout, and this runs at 250 Hz. */
+function setText(e: HTMLElement, text: string): void {
+  if (e.textContent !== text) e.textContent = text;
+}
+
+function enableHeld(pad: Gamepad): boolean {
+  const i = pad.mapping === "standard" ? ENABLE_BUTTON_STANDARD : 0;
+  return !!pad.buttons[i]?.pressed;
+}
+
+export function mountTeleop(root: HTMLElement, conn: Connection, store: Store): void {
+  const armBtn = el("button", { id: "teleop-arm", text: "teleoperation: off" });
+  const modeSel = el("select", { id: "teleop-mode" },
+    ...(["tool", "world", "camera"] as TeleopMode[]).map((m) => el("option", { value: m, text: m })));
+  const padInfo = el("div", { class: "dim", id: "teleop-pad" });
+  const axesView = el("div", { class: "axes", id: "teleop-axes" });
+  const status = el("div", { id: "teleop-status", class: "dim" });
+  root.append(
+    el("h2", { text: "teleoperation" }),
+    el("div", { class: "row" }, armBtn,
+      el("label", { text: "mode ", title: "sent with the enable; in protocol v1 the ground keeps its --mode and echoes this" }, modeSel)),
+    padInfo,
+    axesView,
+    status,
+    el("div", { class: "dim", text: "hold the pad's enabling button (R1; a SpaceMouse's left button) while armed" }),
+  );
+
+  let armed = false;
+  let enabled = false; // what this page asked for last
+  let site = "";
+  let seq = 0;
+
+  const setArmed = (on: boolean) => {
+    armed = on;
+    armBtn.textContent = `teleoperation: ${on ? "armed" : "off"}`;
+    armBtn.classList.toggle("on", on);
+  };
+
+  const request = (enable: boolean) => {
+    enabled = enable;
+    if (!site) return;
+    conn.request({ type: "teleop", site, enable, mode: modeSel.value }).catch((e: Error) => {
+      status.textContent = `teleop ${enable ? "enable" : "disable"} refused: ${e.message}`;
+      status.className = "bad";
+      if (enable) {
+        enabled = false;
+        setArmed(false);
+      }
+    });
+  };
+
+  /** Immediate release: no waiting for a reply, since the page may be going away. */
+  const releaseNow = (hidden: boolean) => {
+    if (hidden) conn.send({ type: "visibility", hidden: true });
+    if (enabled) {
+      conn.send({ type: "teleop", id: 0, site, enable: false, mode: modeSel.value });
+      enabled = false;
+    }
+    setArmed(false);
+  };
+
+  armBtn.addEventListener("click", () => {
+    setArmed(!armed);
+    if (!armed && enabled) request(false);
+  });
+  modeSel.addEventListener("change", () => {
+    if (enabled) request(true);
+  });
+  // The ground teleoperates one site, chosen when it starts (hello's teleop_site); STOP and
+  // the other views follow the active site.
+  const siteLabel = el("div", { id: "teleop-site" });
+  root.insertBefore(siteLabel, root.children[1]);
+  store.on("hello", () => {
+    const device = store.hello?.teleop_device ?? "web";
+    site = device === "web" ? store.hello?.teleop_site ?? "" : "";
+    siteLabel.textContent = site
+      ? `site ${site}`
+      : `tether-ground's hand controller is '${device}': start it with --device web to teleoperate from here`;
+    armBtn.disabled = !site;
+    if (!site) setArmed(false);
+  });
+  store.on("teleop", () => {
+    const t = store.teleop.get(site);
+    if (!t) return;
+    status.textContent = `${t.site}: ${t.enabled ? `enabled (${t.mode})` : "disabled"}${t.reason ? ` — ${t.reason}` : ""}`;
+    status.className = t.enabled ? "ok" : "dim";
+    if (!t.enabled && enabled && t.reason) {
+      // The ground released it (heartbeat, stop…): disarm so it needs a deliberate re-arm.
+      enabled = false;
+      setArmed(false);
+    }
+  });
+  conn.onState((s) => {
+    if (s !== "open") {
+      enabled = false;
+      setArmed(false);
+    }
+  });
+
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") releaseNow(true);
+  });
+  window.addEventListener("pagehide", () => releaseNow(true));
+  window.addEventListener("beforeunload", () => releaseNow(true));
+
+  setInterval(() => {
+    if (conn.send({ type: "heartbeat", seq: ++seq })) stats.heartbeatSent++;
+  }, HEARTBEAT_MS);
+
+  let lastShown = 0;
+  let lastSent = 0;
+  setInterval(() => {
+    const now = performance.now();
+    if (now - lastSent < SEND_PERIOD_MS) return;
+    // Disarmed, nothing is sent: the pad is read only for the readout, at 10 Hz.
+    if (!armed && !enabled && now - lastShown < 100) return;
+    lastSent = now;
+    const pads = navigator.getGamepads ? navigator.getGamepads() : [];
+    const pad = [...pads].find((p): p is Gamepad => !!p && p.connected);
+    if (!pad) {
+      lastShown = now;
+      setText(padInfo, "no gamepad (press a button on it to make the browser show it)");
+      if (enabled) request(false);
+      return;
+    }
+    const axes = padAxes(pad);
+    const want = !!site && armed && enableHeld(pad) && document.visibilityState === "visible";
+    if (want !== enabled) request(want);
+    if (enabled && conn.send({ type: "gamepad", seq: ++seq, t: now / 1000, axes, enable: true })) {
+      stats.gamepadSent++;
+    }
+    if (now - lastShown > 100) {
+      // The readout at 10 Hz: enough to read, and no layout work at 100 Hz.
+      lastShown = now;
+      setText(padInfo, `${pad.id} (${pad.mapping || "no standard mapping"}) · enable ${enableHeld(pad) ? "held" : "released"}`);
+      setText(axesView, ["vx", "vy", "vz", "wx", "wy", "wz"].map((n, i) => `${n} ${axes[i].toFixed(2)}`).join("  "));
+    }
+  }, POLL_MS);
+}
