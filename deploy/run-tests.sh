@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash deploy/install-deps.sh
+# Node, npm and chromium for the operator console's front end and its browser tests.
+bash deploy/install-web-deps.sh
 cmake --preset ci >/dev/null
 cmake --build --preset ci
 # A test that fails is run once more before it fails the run: the real-time and link tests
