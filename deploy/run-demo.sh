@@ -9,16 +9,27 @@
 #      shows the site's audit trail;
 #   3. tether-ground connects to both sites, watches them, and teleoperates the second door in
 #      shared control with a scripted hand controller and force reflection, reporting the
-#      link's round-trip latency;
+#      link's round-trip latency; it serves the browser operator console meanwhile (--web,
+#      printing "console: http://127.0.0.1:8080/");
 #   3b. the same across a WAN-like link: tether-linkem delays the second site by 250 ms one
 #      way (±25 ms), the task uses the passivity channel and the hand feels the ground's local
 #      model; the summary gives the door against the model's prediction, both ports' least
 #      observed energy and the estimated delay, and the session's figure is written;
-#   4. the door experiment's three variants with their plots (deploy/door-plots.sh).
+#   4. the door experiment's three variants with their plots (deploy/door-plots.sh);
+#   5. with --console: the pair stays up with the browser console at http://127.0.0.1:8080/
+#      (door-b teleoperated from the browser's gamepad) until Ctrl-C.
+# Usage: deploy/run-demo.sh [--console]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+hold_console=0
+case "${1:-}" in
+  --console) hold_console=1 ;;
+  "") ;;
+  *) echo "usage: deploy/run-demo.sh [--console]" >&2; exit 2 ;;
+esac
 
 bash deploy/install-deps.sh
+bash deploy/build-web.sh  # the browser operator console (tether-ground --web)
 cmake --preset release >/dev/null
 cmake --build --preset release --target tether-remote tether tether-ground tether-arm tether-linkem
 export TETHER_DATA_DIR="$PWD/common"
@@ -72,9 +83,11 @@ tether audit
 echo
 echo "== tether-ground: both sites watched, door-b in shared control with force reflection =="
 "$bin_console" --remote "$addr_b" --config "$pki/people/demo.conf" upload remote_site/tasks/door_shared.textproto --no-preview
+# --web: the browser operator console on loopback while the session runs; the ground prints
+# its address ("console: http://127.0.0.1:8080/").
 "$bin_ground" --site door-a="$addr" --site door-b="$addr_b" --teleop door-b --config "$pki/people/demo.conf" \
   --start door_shared --device script:local_site/scripts/rotate_door.hcscript \
-  --report "$out/door_shared_ground.txt"
+  --web 127.0.0.1:8080 --report "$out/door_shared_ground.txt"
 
 echo
 echo "== the same door across a 250 ms (±25 ms) link: passivity channel, local model =="
@@ -100,3 +113,10 @@ far=127.0.0.1:$(cat "$work/linkem.port")
 echo
 echo "== the door experiment's three variants, with plots =="
 bash deploy/door-plots.sh
+
+if [ "$hold_console" = 1 ]; then
+  echo
+  echo "== the operator console stays up (both sites watched, door-b teleoperated from the browser's gamepad); Ctrl-C ends =="
+  "$bin_ground" --site door-a="$addr" --site door-b="$addr_b" --teleop door-b \
+    --config "$pki/people/demo.conf" --device web --web 127.0.0.1:8080
+fi
