@@ -39,10 +39,15 @@ tsan_smoke=(lock_free_test executor_test control_lease_test simarm_server_test u
 status=0
 for preset in "${presets[@]}"; do
   echo "== $preset =="
-  cmake --preset "$preset" >/dev/null
+  # The ASan/UBSan smoke builds in the fuzz preset's tree (clang, ASan + UBSan, the same
+  # checks): CI builds the libraries under ASan once, for these tests and then the fuzzers.
+  # The full run keeps GCC's asan tree.
+  tree=$preset
+  [ "$smoke" = 1 ] && [ "$preset" = asan ] && tree=fuzz
+  cmake --preset "$tree" >/dev/null
   if [ "$smoke" = 1 ]; then
     if [ "$preset" = asan ]; then targets=("${asan_smoke[@]}"); else targets=("${tsan_smoke[@]}"); fi
-    cmake --build --preset "$preset" --target "${targets[@]}"
+    cmake --build "build/$tree" --target "${targets[@]}"
     # The environment of the test preset, for running the executables directly.
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
     export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/lsan.supp"
@@ -52,7 +57,7 @@ for preset in "${presets[@]}"; do
     export TETHER_SANITIZER=$preset
     passed=0 failed=0
     for t in "${targets[@]}"; do
-      exe=$(find "build/$preset/tests" -type f -name "$t" -perm -u+x | head -n 1)
+      exe=$(find "build/$tree/tests" -type f -name "$t" -perm -u+x | head -n 1)
       if "$exe" --gtest_brief=1 --gtest_filter='-*Allocation*'; then
         passed=$((passed + 1))
       else
