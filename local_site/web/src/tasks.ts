@@ -86,7 +86,7 @@ function fmtArgument(a: unknown): string {
 export function mountTasks(root: HTMLElement, conn: Connection, store: Store): void {
   const list = el("ul");
   const refresh = el("button", { text: "refresh", id: "tasks-refresh" });
-  const nameInput = el("input", { id: "task-name", placeholder: "task name", size: "16" });
+  const nameInput = el("input", { id: "task-name", title: "the task's name on the site", size: "16" });
   const gutter = el("div", { class: "gutter", id: "editor-gutter" });
   const textarea = el("textarea", { id: "task-text", spellcheck: "false", wrap: "off" });
   const editor = el("div", { class: "editor" }, gutter, textarea);
@@ -99,8 +99,8 @@ export function mountTasks(root: HTMLElement, conn: Connection, store: Store): v
   const resetBtn = btn("task-reset", "reset");
   const errorsList = el("ul", { class: "errors", id: "task-errors" });
   const result = el("div", { class: "msg", id: "task-result" });
-  const paramPath = el("input", { id: "param-path", placeholder: "behaviours[0].stiffness", size: "28" });
-  const paramValue = el("input", { id: "param-value", placeholder: "value", size: "10" });
+  const paramPath = el("input", { id: "param-path", title: "a field path, e.g. force_control.reference_wrench.torque.x", size: "28" });
+  const paramValue = el("input", { id: "param-value", title: "its new value", size: "10" });
   const paramBtn = btn("param-set", "set parameter");
   const commandsBody = el("tbody", { id: "commands" });
 
@@ -117,7 +117,13 @@ export function mountTasks(root: HTMLElement, conn: Connection, store: Store): v
         editor,
         errorsList,
         el("div", { class: "row" }, el("span", { text: "run:" }), startBtn, stopBtn, resetBtn),
-        el("div", { class: "row" }, paramPath, paramValue, paramBtn),
+        el(
+          "div",
+          { class: "row" },
+          el("label", { text: "field " }, paramPath),
+          el("label", { text: "value " }, paramValue),
+          paramBtn,
+        ),
         result,
       ),
     ),
