@@ -802,6 +802,18 @@ std::string beside_program() {
   return (exe.parent_path().parent_path() / "share" / "tether").string();
 }
 
+std::string shipped_directory(const char* env_var, const std::string& source_dir,
+                              const std::string& install_dir, const std::string& share_subdir) {
+  if (const char* env = std::getenv(env_var); env != nullptr && *env != '\0') return env;
+  const std::string relocated = beside_program();
+  std::error_code error;
+  for (const std::string& candidate :
+       {source_dir, install_dir, relocated.empty() ? relocated : relocated + "/" + share_subdir}) {
+    if (!candidate.empty() && std::filesystem::is_directory(candidate, error)) return candidate;
+  }
+  return install_dir;
+}
+
 std::string data_path(const std::string& relative) {
   const std::string relocated = beside_program();
   const char* roots[] = {std::getenv("TETHER_DATA_DIR"), TETHER_SOURCE_DATA_DIR,

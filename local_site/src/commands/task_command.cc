@@ -14,6 +14,7 @@
 
 #include "command_file.h"
 #include "tether/common/kinematics.h"
+#include "tether/common/urdf_loader.h"
 #include "tether/proto/convert.h"
 #include "tether/remote/task/validation.h"
 
@@ -414,22 +415,8 @@ std::string CommandLibrary::names() const {
 }
 
 std::string default_commands_directory() {
-  if (const char* env = std::getenv("TETHER_COMMANDS_DIR"); env != nullptr && *env != '\0') {
-    return env;
-  }
-  std::vector<std::string> candidates = {TETHER_SOURCE_COMMANDS_DIR, TETHER_INSTALL_COMMANDS_DIR};
-  // <directory of this program>/../share/tether/commands: a relocated install (the Debian
-  // package's /usr), whatever prefix the build was configured with.
-  std::error_code error;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (!error) {
-    candidates.push_back(
-        (exe.parent_path().parent_path() / "share" / "tether" / "commands").string());
-  }
-  for (const std::string& candidate : candidates) {
-    if (std::filesystem::is_directory(candidate, error)) return candidate;
-  }
-  return TETHER_INSTALL_COMMANDS_DIR;
+  return shipped_directory("TETHER_COMMANDS_DIR", TETHER_SOURCE_COMMANDS_DIR,
+                           TETHER_INSTALL_COMMANDS_DIR, "commands");
 }
 
 // ---- expansion ----

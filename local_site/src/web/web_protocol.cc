@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "tether/common/spatial.h"
+#include "tether/common/urdf_loader.h"
 #include "tether/local/console/preview.h"
 #include "tether/proto/convert.h"
 #include "tether/proto/task_io.h"
@@ -112,21 +113,7 @@ std::optional<std::filesystem::path> static_file_path(const std::filesystem::pat
 }
 
 std::string default_web_root() {
-  if (const char* env = std::getenv("TETHER_WEB_ROOT"); env != nullptr && *env != '\0') {
-    return env;
-  }
-  std::vector<std::string> candidates = {TETHER_SOURCE_WEB_DIR, TETHER_INSTALL_WEB_DIR};
-  // <directory of this program>/../share/tether/web: a relocated install (the Debian
-  // package's /usr), whatever prefix the build was configured with.
-  std::error_code error;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (!error) {
-    candidates.push_back((exe.parent_path().parent_path() / "share" / "tether" / "web").string());
-  }
-  for (const std::string& candidate : candidates) {
-    if (std::filesystem::is_directory(candidate, error)) return candidate;
-  }
-  return TETHER_INSTALL_WEB_DIR;
+  return shipped_directory("TETHER_WEB_ROOT", TETHER_SOURCE_WEB_DIR, TETHER_INSTALL_WEB_DIR, "web");
 }
 
 ArmView::ArmView(const std::string& arm) : name_(arm), model_(load_preview_arm(arm)) {}

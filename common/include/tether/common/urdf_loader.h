@@ -102,6 +102,12 @@ std::string format_load_report(const LoadedArm& loaded);
 
 // The arms shipped with tether, from the data directory (see data_path()).
 std::string data_path(const std::string& relative);
+// A directory tether ships (task commands, the console's front end): $env_var when set,
+// else the first of source_dir (a build tree), install_dir (the configured prefix) and
+// <program>/../share/tether/<share_subdir> (a relocated install, the Debian package's /usr)
+// that exists, else install_dir.
+std::string shipped_directory(const char* env_var, const std::string& source_dir,
+                              const std::string& install_dir, const std::string& share_subdir);
 ArmModel load_default_arm();  // KUKA LBR iiwa 7 R800 kinematics
 ArmModel load_panda_arm();    // Franka Emika Panda kinematics (link offsets)
 // Kinova Gen3 7-DOF as Kinova publishes it (arms/gen3.urdf), with Kinova's MoveIt limits
