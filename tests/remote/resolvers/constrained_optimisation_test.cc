@@ -426,22 +426,27 @@ TEST(ConstrainedOptimisation, PIsOneInFreeMotionAwayFromTheLimits) {
               most_iterations);
 }
 
-TEST(ConstrainedOptimisation, ArmAngleRowIsTrackedAfterThePoseAndGivesWayToAConstraint) {
+// The iiwa at rest at its start, 1 ms samples, with a 7th (arm-angle) row that is simply the
+// elbow swivel's joint 2, turned by 5 µrad while the hand holds (at rest the acceleration
+// window allows 10 rad/s² · 1 ms² = 10 µrad).
+Problem arm_angle_row_problem(const JointVector& q) {
   Iiwa iiwa;
-  Params params;
-  Resolver resolver(params);
   Problem pr;
   pr.dt = 0.001;
-  const JointVector q = iiwa_start();
   iiwa.fill(q, q, pr);
   pr.task_rows = 7;
-  // ψ row: here simply the elbow swivel's joint 2, turned at 0.2 rad/s while the hand holds.
   pr.jacobian.row(6).setZero();
   pr.jacobian(6, 2) = 1.0;
   pr.commanded_shift.setZero();
-  pr.commanded_shift[6] = 0.2 * pr.dt;
-  pr.q_previous = q;  // at rest: the acceleration window allows 10 rad/s² · 1 ms²
   pr.commanded_shift[6] = 5e-6;
+  return pr;
+}
+
+TEST(ConstrainedOptimisation, ArmAngleRowIsTrackedAfterThePoseAndGivesWayToAConstraint) {
+  Params params;
+  Resolver resolver(params);
+  const JointVector q = iiwa_start();
+  Problem pr = arm_angle_row_problem(q);
   auto free = resolver.solve(pr);
   ASSERT_EQ(free.status, Status::kOk);
   EXPECT_NEAR(free.p, 1.0, 1e-12);
@@ -460,18 +465,10 @@ TEST(ConstrainedOptimisation, ArmAngleRowIsTrackedAfterThePoseAndGivesWayToACons
 }
 
 TEST(ConstrainedOptimisation, PreferredRowSteersTheSelfMotionEarlyWithoutCostingP) {
-  Iiwa iiwa;
   Params params;
   Resolver resolver(params);
-  Problem pr;
-  pr.dt = 0.001;
   const JointVector q = iiwa_start();
-  iiwa.fill(q, q, pr);
-  pr.task_rows = 7;
-  pr.jacobian.row(6).setZero();
-  pr.jacobian(6, 2) = 1.0;  // ψ: joint 2, as above
-  pr.commanded_shift.setZero();
-  pr.commanded_shift[6] = 5e-6;
+  Problem pr = arm_angle_row_problem(q);
   // A row far from binding (its hard bound lets joint 2 step 1 rad), whose preferred bound
   // (a velocity damper) allows 2 µrad: the self-motion keeps to the preference, not to ψ,
   // and the pose still gets all of its shift.
