@@ -158,8 +158,8 @@ int main(int argc, char** argv) {
           throw std::invalid_argument(
               "'" + text +
               "': the console listens on loopback only (127.0.0.1, ::1 or localhost): "
-              "logins, HTTPS and CSRF protection are not implemented (there is no "
-              "--web-cert/--web-key yet); reach it through an SSH tunnel");
+              "an exposed console needs logins, HTTPS and CSRF protection, which "
+              "tether-ground does not have; reach it through an SSH tunnel");
         }
       }));
   app.add_option("--web-root", options.web_root,

@@ -62,12 +62,12 @@ async function openConsole({ gamepad = null, width = 1500, height = 1100 } = {})
     if (m.type() === "error") errors.push(m.text());
   });
   if (gamepad) {
-    // A stubbed Gamepad API: the test changes window.__pad to move the sticks and buttons.
+    // A scripted Gamepad API: the test changes window.__pad to move the sticks and buttons.
     await page.evaluateOnNewDocument((pad) => {
       window.__pad = pad;
       navigator.getGamepads = () => [
         {
-          id: "stub gamepad (tests/browser)",
+          id: "scripted gamepad (tests/browser)",
           index: 0,
           connected: true,
           mapping: window.__pad.mapping,
@@ -305,7 +305,7 @@ test("STOP (Escape) stops the arm", async () => {
   await page.close();
 });
 
-test("teleoperation from a stubbed gamepad moves the arm; closing the page releases it", async () => {
+test("teleoperation from a scripted gamepad moves the arm; closing the page releases it", async () => {
   // Standard mapping, R1 (button 5) held as the enabling switch; the right stick's vertical
   // axis (axes[3]) drives wx, the rotation about the hinge the door task lets the operator
   // command: a quarter deflection, 0.125 rad/s, closes the door a little (the STOP test

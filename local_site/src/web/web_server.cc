@@ -1040,9 +1040,9 @@ WebServer::WebServer(WebServerOptions options, std::vector<WebSite> sites)
     throw std::invalid_argument(
         "--web " + options.host +
         ": the operator console listens on loopback only "
-        "(127.0.0.1, ::1 or localhost); logins, HTTPS and CSRF protection, which an exposed "
-        "console needs, are not implemented, so --web-cert/--web-key do not exist yet. Reach "
-        "it from another machine through an SSH tunnel (ssh -L 8080:127.0.0.1:8080 ground)");
+        "(127.0.0.1, ::1 or localhost): an exposed console needs logins, HTTPS and CSRF "
+        "protection, which tether-ground does not have. Reach it from another machine "
+        "through an SSH tunnel (ssh -L 8080:127.0.0.1:8080 ground)");
   }
   if (options.port < 0 || options.port > 65535) {
     throw std::invalid_argument("--web port = " + std::to_string(options.port) +
