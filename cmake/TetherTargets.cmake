@@ -6,7 +6,9 @@ option(TETHER_WERROR "Treat warnings in tether's own code as errors" OFF)
 # instrumented code sees every access; Debian's libraries stay uninstrumented.
 set(TETHER_SANITIZE "" CACHE STRING "Sanitizers for every tether target (-fsanitize= list)")
 if(TETHER_SANITIZE)
-  add_compile_options(-fsanitize=${TETHER_SANITIZE} -fno-omit-frame-pointer -g)
+  # -g1: line tables, all a sanitizer's stack traces need; full debug information of the
+  # Eigen, gRPC and Beast templates costs a good share of the build's time.
+  add_compile_options(-fsanitize=${TETHER_SANITIZE} -fno-omit-frame-pointer -g1)
   add_link_options(-fsanitize=${TETHER_SANITIZE})
   if(TETHER_SANITIZE MATCHES "thread")
     # Asio's headers use std::atomic_thread_fence, which GCC warns TSan cannot model; tether's
