@@ -10,6 +10,7 @@
 #include "tether/cli/options.h"
 #include "tether/local/ground/ground_station.h"
 #include "tether/local/teleop/local_model.h"
+#include "tether/local/web/web_auth.h"
 #include "tether/local/web/web_server.h"
 
 namespace {
@@ -48,9 +49,8 @@ int main(int argc, char** argv) {
   const OperatorInputConfig input_defaults;
   std::vector<std::string> sites;
   std::string mode = "tool", reflect = "measured", scale;
-  app.add_option("--site", sites, "a remote site; repeat for several")
+  app.add_option("--site", sites, "a remote site (at least one); repeat for several")
       ->option_text("[NAME=]HOST:PORT")
-      ->required()
       ->check(cli::ParsedBy([](const std::string& text) { parse_site(text); }))
       // One value per --site, every --site kept.
       ->expected(1)
@@ -149,19 +149,26 @@ int main(int argc, char** argv) {
       ->option_text("remote|model")
       ->check(CLI::IsMember({"remote", "model"}));
   app.add_option("--web", options.web,
-                 "serve the browser operator console on this loopback address (port 0:\n"
-                 "any free port) and print its URL, e.g. --web 127.0.0.1:8080")
+                 "serve the browser operator console on this address (port 0: any free\n"
+                 "port) and print its URL, e.g. --web 127.0.0.1:8080; beyond loopback\n"
+                 "only with --web-tls and --web-users")
       ->option_text("HOST:PORT")
-      ->check(cli::ParsedBy([](const std::string& text) {
-        const cli::Address address = cli::parse_address(text, 0);
-        if (!web::is_loopback_host(address.host)) {
-          throw std::invalid_argument(
-              "'" + text +
-              "': the console listens on loopback only (127.0.0.1, ::1 or localhost): "
-              "an exposed console needs logins, HTTPS and CSRF protection, which "
-              "tether-ground does not have; reach it through an SSH tunnel");
-        }
-      }));
+      ->check(cli::ParsedBy([](const std::string& text) { cli::parse_address(text, 0); }));
+  std::vector<std::string> web_tls;
+  app.add_option("--web-tls", web_tls,
+                 "serve the console over HTTPS only, with this certificate (chain) and key")
+      ->option_text("CERT,KEY")
+      ->delimiter(',')
+      ->expected(2)
+      ->check(CLI::ExistingFile);
+  app.add_option("--web-users", options.web_users,
+                 "console logins: lines NAME PASSWORD-HASH CERTIFICATE KEY; each person's\n"
+                 "requests reach the sites with their own certificate (see README)")
+      ->option_text("FILE")
+      ->check(CLI::ExistingFile);
+  bool hash_password = false;
+  app.add_flag("--hash-password", hash_password,
+               "read a password from standard input, print its --web-users hash, exit");
   app.add_option("--web-root", options.web_root,
                  "the built front end to serve (default: local_site/web/dist in a build\n"
                  "tree, share/tether/web once installed; $TETHER_WEB_ROOT)")
@@ -177,6 +184,25 @@ int main(int argc, char** argv) {
                  "write the session summary as \"key value\" lines")
       ->option_text("FILE");
   app.callback([&] {
+    if (hash_password) return;
+    if (sites.empty()) throw CLI::RequiredError("--site");
+    if (!web_tls.empty()) {
+      options.web_tls_certificate = web_tls[0];
+      options.web_tls_key = web_tls[1];
+    }
+    if ((!web_tls.empty() || !options.web_users.empty()) && options.web.empty()) {
+      throw CLI::ValidationError(web_tls.empty() ? "--web-users" : "--web-tls",
+                                 "needs --web HOST:PORT");
+    }
+    if (!options.web.empty()) {
+      const cli::Address address = cli::parse_address(options.web, 0);
+      if (!web::is_loopback_host(address.host) && (web_tls.empty() || options.web_users.empty())) {
+        throw CLI::ValidationError(
+            "--web", "'" + options.web +
+                         "': a console beyond loopback (127.0.0.1, ::1, localhost) needs "
+                         "--web-tls CERT,KEY and --web-users FILE");
+      }
+    }
     options.credentials =
         ClientCredentials{tls.insecure, tls.ca, tls.cert, tls.key, tls.server_name};
     options.reflect_from_model = reflect_from == "model";
@@ -199,6 +225,17 @@ int main(int argc, char** argv) {
                                "'" + options.teleop_site + "': expected the NAME of a --site");
   });
   if (const auto status = cli::parse(app, argc, argv)) return *status;
+  if (hash_password) {
+    std::string password;
+    std::getline(std::cin, password);
+    try {
+      std::cout << web::hash_password(password) << '\n';
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "tether-ground: --hash-password: " << e.what() << '\n';
+      return cli::kExitUsage;
+    }
+    return 0;
+  }
 
   // Validated while parsing, so these parse.
   options.input.mode = *teleop_mode_from_name(mode);

@@ -21,6 +21,7 @@
 #include "tether/local/teleop/teleop_session.h"
 #include "tether/local/web/web_server.h"
 #include "tether/remote/report/plot.h"
+#include "tether/tls/x509.h"
 
 namespace tether::local {
 
@@ -283,6 +284,62 @@ std::optional<ForceReflectionConfig::Source> reflection_source_from_name(std::st
   return std::nullopt;
 }
 
+namespace {
+
+// With console logins, the browser's teleoperation goes to the site under the name of the
+// person who took it: a session with their certificate for as long as they hold it, then
+// the next person's. The site accepts the stream only from its lease holder, so the lease
+// and the audit trail name the person moving the arm.
+int teleoperate_for_people(web::WebServer& server, OperatorInput& input, const SiteAddress& site,
+                           const GroundOptions& options,
+                           const std::vector<std::unique_ptr<SiteWatch>>& watches,
+                           std::ostream& out, std::mutex& out_mutex) {
+  {
+    std::lock_guard lock(out_mutex);
+    out << "[" << site.name << "] teleoperation from the console, under the name of whoever "
+        << "takes it there" << std::endl;
+  }
+  while (!interrupted.load()) {
+    const std::string person = server.teleop_person();
+    if (person.empty()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      continue;
+    }
+    const ClientOptions client = server.person_options(person);
+    TeleopOptions teleop;
+    teleop.address = site.address;
+    teleop.operator_name = person;
+    teleop.credentials = client.credentials;
+    teleop.rate = options.rate;
+    teleop.settle = options.settle;
+    TeleopSession session(input, teleop);
+    session.start();
+    {
+      std::lock_guard lock(out_mutex);
+      out << "[" << site.name << "] " << person << " teleoperates" << std::endl;
+    }
+    while (!session.finished() && !interrupted.load() && server.teleop_person() == person) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    session.stop();
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!session.finished() && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    if (!session.finished()) session.cancel();
+    const TeleopReport r = session.wait();
+    std::lock_guard lock(out_mutex);
+    out << "[" << site.name << "] " << person << "'s teleoperation ended: " << r.sent
+        << " increments sent, " << r.last.teleoperation.applied << " applied"
+        << " (stream " << r.stream_status << ")" << std::endl;
+  }
+  bool breached = false;
+  for (const auto& w : watches) breached = breached || w->breached();
+  return breached ? 3 : 0;
+}
+
+}  // namespace
+
 int run_ground_station(const GroundOptions& options, std::ostream& out) {
   if (options.sites.empty()) throw std::invalid_argument("no remote site given");
   validate(options.input);
@@ -330,6 +387,20 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
     web_options.operator_name = teleop_watch->client().operator_name();
     web_options.teleop_site = teleop_site.name;
     web_options.device = options.device;
+    web_options.tls_certificate = options.web_tls_certificate;
+    web_options.tls_key = options.web_tls_key;
+    if (!options.web_users.empty()) {
+      const bool checked = !options.credentials.insecure && !options.credentials.ca.empty();
+      web_options.users = web::load_web_users(
+          options.web_users, checked ? tls::read_file(options.credentials.ca, "--ca") : "");
+      web_options.person_client.deadline = options.timeout;
+      web_options.person_client.credentials = options.credentials;
+      if (options.device == "web" && !options.start_task.empty()) {
+        throw std::invalid_argument(
+            "--start: with --web-users and --device web, whoever takes teleoperation in the "
+            "console starts tasks there, under their own name");
+      }
+    }
     if (options.device == "web") {
       gamepad = std::make_shared<WebGamepad>();
       web_options.gamepad = gamepad;
@@ -372,6 +443,10 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
   HandControllerOptions device_options = options.device_options;
   device_options.web = gamepad;
   OperatorInput input(open_hand_controller(options.device, io, device_options), options.input);
+  if (web_server && !options.web_users.empty() && options.device == "web") {
+    return teleoperate_for_people(*web_server, input, teleop_site, options, watches, out,
+                                  out_mutex);
+  }
   {
     std::lock_guard lock(out_mutex);
     out << "[" << teleop_site.name << "] teleoperating with " << input.device().describe() << ", "

@@ -5,6 +5,7 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket.hpp>
 #include <chrono>
 #include <cmath>
@@ -17,6 +18,7 @@
 #include <stdexcept>
 #include <thread>
 #include <utility>
+#include <variant>
 
 #include "tether/local/commands/task_command.h"
 #include "tether/local/console/preview.h"
@@ -36,6 +38,11 @@ namespace net = boost::asio;
 using tcp = net::ip::tcp;
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
+using PlainStream = beast::tcp_stream;
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+using AnyStream = std::variant<PlainStream, TlsStream>;
+using AnyWebSocket = std::variant<websocket::stream<PlainStream>, websocket::stream<TlsStream>>;
+constexpr const char* kSessionCookie = "tether_session";
 
 namespace {
 
@@ -179,6 +186,7 @@ class WsSession;
 // rest belongs to the server thread.
 struct SiteView {
   WebSite site;
+  std::size_t index = 0;         // in WebServer::Impl::sites
   std::unique_ptr<ArmView> arm;  // null: an arm the ground cannot model
   LatestSlot<TelemetrySample> slot;
   std::atomic<std::uint64_t> published{0};
@@ -199,11 +207,20 @@ struct SiteView {
   std::string error;  // why the last status poll failed
 };
 
+// A person who may log in, and their clients of the sites (index as the sites), which
+// carry their certificate: the sites see, audit and lease them by name.
+struct Person {
+  WebUser user;
+  std::vector<std::unique_ptr<RemoteSiteClient>> clients;
+};
+
 namespace {
 
 class WsSession : public std::enable_shared_from_this<WsSession> {
  public:
-  WsSession(WebServer::Impl& server, tcp::socket socket, std::uint64_t id);
+  // `person` and `login` (the session cookie) when logins are on, else null and "".
+  WsSession(WebServer::Impl& server, AnyStream stream, std::uint64_t id, Person* person,
+            std::string login);
   void start(http::request<http::string_body> request);
   void send(std::string text);
   // Sends sample `seq` of site `site` (only when due()).
@@ -212,6 +229,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
 
   std::uint64_t id() const { return id_; }
   bool open() const { return open_; }
+  const std::string& login() const { return login_; }
   // Whether this client should get telemetry now: subscribed, its period elapsed, and its
   // socket free. Each period that finds its socket still writing is a sample missed
   // (counted in "dropped"); the newest sample goes out as soon as the socket is free.
@@ -240,8 +258,15 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
     subscribed_ = true;
   }
 
+  // The client a request to site `s` goes through: the person's own, else the ground's.
+  RemoteSiteClient* client(const SiteView& s) const {
+    return person_ != nullptr ? person_->clients[s.index].get() : s.site.client;
+  }
+
   WebServer::Impl& server_;
-  websocket::stream<beast::tcp_stream> ws_;
+  AnyWebSocket ws_;
+  Person* person_;
+  std::string login_;
   beast::flat_buffer buffer_;
   std::deque<std::string> queue_;
   std::size_t queued_bytes_ = 0;
@@ -267,12 +292,19 @@ struct WebServer::Impl {
   std::unique_ptr<net::steady_timer> timer;
   std::thread thread;
   std::unique_ptr<Workers> workers;
-  std::unique_ptr<Workers> stopper;  // stop requests only: never behind a slow call
+  std::unique_ptr<Workers> stopper;        // stop requests only: never behind a slow call
+  std::unique_ptr<Workers> checker;        // password checks (PBKDF2, ~0.5 s each) only
+  std::unique_ptr<net::ssl::context> tls;  // null: plain HTTP
+  LoginTable logins;
+  std::map<std::string, std::unique_ptr<Person>, std::less<>> people;  // empty: no logins
   std::thread poller;
   std::mutex poller_mutex;
   std::condition_variable poller_wake;
   bool stopping = false;
   int port = 0;
+  // Who holds the browser's teleoperation (logins on); read by the ground's main thread.
+  mutable std::mutex teleop_mutex;
+  std::string teleop_person;
   // Server thread only.
   std::map<std::uint64_t, std::weak_ptr<WsSession>> sessions;
   std::uint64_t next_session = 1;
@@ -281,10 +313,20 @@ struct WebServer::Impl {
   std::atomic<std::size_t> clients{0}, queued_bytes{0};
 
   void accept();
-  void serve_http(tcp::socket socket);
+  bool logins_on() const { return !people.empty(); }
+  // The origin a page of this console has, for the Host header a request carries.
+  std::string own_origin(std::string_view host) const {
+    return std::string(tls ? "https://" : "http://") + std::string(host);
+  }
+  Person* person(std::string_view name) const {
+    const auto it = people.find(name);
+    return it == people.end() ? nullptr : it->second.get();
+  }
+  // Closes the WebSockets opened with login `token` (after a logout).
+  void close_login(const std::string& token);
   void tick();
   void poll_sites();
-  json hello() const;
+  json hello(const Person* person) const;
   json site_message(const SiteView& s) const;
   void broadcast(const std::string& text) {
     for (auto& [id, weak] : sessions) {
@@ -297,6 +339,10 @@ struct WebServer::Impl {
   // client why.
   void release_teleop(std::uint64_t session, const std::string& reason) {
     if (!options.gamepad || !options.gamepad->release(session)) return;
+    {
+      std::lock_guard lock(teleop_mutex);
+      teleop_person.clear();
+    }
     broadcast(json{
         {"type", "teleop"},
         {"site", options.teleop_site},
@@ -322,8 +368,23 @@ struct WebServer::Impl {
 
 namespace {
 
-WsSession::WsSession(WebServer::Impl& server, tcp::socket socket, std::uint64_t id)
-    : server_(server), ws_(std::move(socket)), id_(id), sent_seq_(server.sites.size(), 0) {}
+AnyWebSocket make_websocket(AnyStream stream) {
+  return std::visit(
+      [](auto& s) -> AnyWebSocket {
+        using Stream = std::decay_t<decltype(s)>;
+        return AnyWebSocket(std::in_place_type<websocket::stream<Stream>>, std::move(s));
+      },
+      stream);
+}
+
+WsSession::WsSession(WebServer::Impl& server, AnyStream stream, std::uint64_t id, Person* person,
+                     std::string login)
+    : server_(server),
+      ws_(make_websocket(std::move(stream))),
+      person_(person),
+      login_(std::move(login)),
+      id_(id),
+      sent_seq_(server.sites.size(), 0) {}
 
 bool WsSession::due(Clock::time_point now) {
   if (!open_ || !subscribed_) return false;
@@ -349,16 +410,20 @@ bool WsSession::due(Clock::time_point now) {
 void WsSession::start(http::request<http::string_body> request) {
   // A small kernel send buffer (no autotuning up to megabytes): a browser that stops
   // reading shows as a busy socket within a few messages, and holds little memory.
-  beast::error_code ignored;
-  beast::get_lowest_layer(ws_).socket().set_option(net::socket_base::send_buffer_size(kSendBuffer),
-                                                   ignored);
-  ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
-  ws_.read_message_max(WebServer::kMaxRequestBody);
-  ws_.async_accept(request, [self = shared_from_this()](beast::error_code error) {
+  std::visit(
+      [&](auto& ws) {
+        beast::error_code ignored;
+        beast::get_lowest_layer(ws).socket().set_option(
+            net::socket_base::send_buffer_size(kSendBuffer), ignored);
+        ws.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
+        ws.read_message_max(WebServer::kMaxRequestBody);
+      },
+      ws_);
+  const auto accepted = [self = shared_from_this()](beast::error_code error) {
     if (error) return self->fail();
     self->server_.clients.fetch_add(1);
     self->server_.sessions[self->id_] = self;
-    self->reply(self->server_.hello());
+    self->reply(self->server_.hello(self->person_));
     for (const auto& s : self->server_.sites) {
       if (s->arm) {
         self->reply(arm_message(s->site.name, *s->arm, link_radii(s->task ? &*s->task : nullptr)));
@@ -368,13 +433,18 @@ void WsSession::start(http::request<http::string_body> request) {
     // Telemetry flows at the default rate until the client subscribes at its own.
     self->set_rate(kDefaultTelemetryRate);
     self->read();
-  });
+  };
+  std::visit([&](auto& ws) { ws.async_accept(request, accepted); }, ws_);
 }
 
 void WsSession::read() {
-  ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code e, std::size_t n) {
-    self->on_read(e, n);
-  });
+  std::visit(
+      [&](auto& ws) {
+        ws.async_read(buffer_, [self = shared_from_this()](beast::error_code e, std::size_t n) {
+          self->on_read(e, n);
+        });
+      },
+      ws_);
 }
 
 void WsSession::on_read(beast::error_code error, std::size_t /*bytes*/) {
@@ -407,10 +477,15 @@ void WsSession::offer_telemetry(std::size_t site, std::uint64_t seq, json& messa
 
 void WsSession::write() {
   writing_ = true;
-  ws_.text(true);
-  ws_.async_write(
-      net::buffer(queue_.front()),
-      [self = shared_from_this()](beast::error_code e, std::size_t n) { self->on_write(e, n); });
+  std::visit(
+      [&](auto& ws) {
+        ws.text(true);
+        ws.async_write(net::buffer(queue_.front()),
+                       [self = shared_from_this()](beast::error_code e, std::size_t n) {
+                         self->on_write(e, n);
+                       });
+      },
+      ws_);
 }
 
 void WsSession::on_write(beast::error_code error, std::size_t /*bytes*/) {
@@ -428,9 +503,13 @@ void WsSession::on_write(beast::error_code error, std::size_t /*bytes*/) {
 void WsSession::close() {
   if (!open_) return;
   fail();
-  beast::error_code ignored;
-  beast::get_lowest_layer(ws_).socket().shutdown(tcp::socket::shutdown_both, ignored);
-  beast::get_lowest_layer(ws_).socket().close(ignored);
+  std::visit(
+      [](auto& ws) {
+        beast::error_code ignored;
+        beast::get_lowest_layer(ws).socket().shutdown(tcp::socket::shutdown_both, ignored);
+        beast::get_lowest_layer(ws).socket().close(ignored);
+      },
+      ws_);
 }
 
 void WsSession::fail() {
@@ -443,6 +522,11 @@ void WsSession::fail() {
 }
 
 void WsSession::handle(const std::string& text) {
+  // A logged-out or expired login ends its sockets too; each message keeps it alive.
+  if (!login_.empty() && !server_.logins.find(login_)) {
+    close();
+    return;
+  }
   const json request = json::parse(text, nullptr, false);
   if (request.is_discarded() || !request.is_object()) {
     reply(error_reply(nullptr, "message: not a JSON object (" + std::to_string(text.size()) +
@@ -509,12 +593,15 @@ void WsSession::dispatch(const json& request) {
     } else {
       for (auto& s : server_.sites) targets.push_back(s.get());
     }
-    server_.run(shared_from_this(), id, *server_.stopper, [targets, id] {
+    std::vector<RemoteSiteClient*> clients;
+    for (SiteView* s : targets) clients.push_back(client(*s));
+    server_.run(shared_from_this(), id, *server_.stopper, [targets, clients, id] {
       json states = json::object();
       std::string failed;
-      for (SiteView* s : targets) {
+      for (std::size_t i = 0; i < targets.size(); ++i) {
+        SiteView* s = targets[i];
         try {
-          states[s->site.name] = state_name(s->site.client->stop());
+          states[s->site.name] = state_name(clients[i]->stop());
         } catch (const RemoteError& e) {
           failed += (failed.empty() ? "" : "; ") + std::string(e.what());
         }
@@ -536,12 +623,27 @@ void WsSession::dispatch(const json& request) {
                          server_.options.teleop_site + "\"");
     }
     const bool enable = get_bool(request, "enable");
+    if (enable && person_ != nullptr) {
+      // No control without the lease: the teleoperation stream goes out under the person's
+      // own certificate, and the site takes increments only from its lease holder.
+      const SiteView& teleop = server_.site(request);
+      if (teleop.lease_holder != person_->user.name) {
+        throw RequestError("enable = true: teleoperating " + site + " needs its control lease, " +
+                           (teleop.lease_holder.empty() ? std::string("which nobody holds")
+                                                        : "held by '" + teleop.lease_holder + "'") +
+                           "; take the lease first");
+      }
+    }
     if (enable) {
       const std::uint64_t holder = gamepad->holder();
       if (holder != 0 && holder != id_) {
         throw RequestError("enable = true: another browser session holds teleoperation");
       }
       gamepad->hold(id_);
+      {
+        std::lock_guard lock(server_.teleop_mutex);
+        server_.teleop_person = person_ != nullptr ? person_->user.name : std::string();
+      }
       server_.broadcast(json{
           {"type", "teleop"},
           {"site", site},
@@ -632,7 +734,7 @@ void WsSession::dispatch(const json& request) {
   }
   // The rest call one site.
   SiteView& s = server_.site(request);
-  RemoteSiteClient* client = s.site.client;
+  RemoteSiteClient* client = this->client(s);
   if (type == "start") {
     const std::string task = get_string(request, "task");
     server_.run(self, id, pool, [=] { return ok({{"task_id", client->start(task)}}); });
@@ -728,52 +830,113 @@ void WsSession::dispatch(const json& request) {
   }
 }
 
-// An HTTP connection: static files, the health check, and the upgrade to /ws.
+// An HTTP connection: static files, the health check, logins, and the upgrade to /ws.
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
   HttpSession(WebServer::Impl& server, tcp::socket socket)
-      : server_(server), stream_(std::move(socket)) {}
-  void read() {
-    parser_.emplace();
-    parser_->body_limit(WebServer::kMaxRequestBody);
-    stream_.expires_after(kHttpTimeout);
-    http::async_read(
-        stream_, buffer_, *parser_,
-        [self = shared_from_this()](beast::error_code e, std::size_t) { self->on_read(e); });
+      : server_(server), stream_(make_stream(server, std::move(socket))) {}
+  // Under HTTPS the TLS handshake comes first.
+  void start() {
+    auto* tls = std::get_if<TlsStream>(&stream_);
+    if (tls == nullptr) return read();
+    beast::get_lowest_layer(*tls).expires_after(kHttpTimeout);
+    tls->async_handshake(net::ssl::stream_base::server,
+                         [self = shared_from_this()](beast::error_code e) {
+                           if (!e) self->read();
+                         });
   }
 
  private:
+  static AnyStream make_stream(WebServer::Impl& server, tcp::socket socket) {
+    if (server.tls) return AnyStream(std::in_place_type<TlsStream>, std::move(socket), *server.tls);
+    return AnyStream(std::in_place_type<PlainStream>, std::move(socket));
+  }
+  void read() {
+    parser_.emplace();
+    parser_->body_limit(WebServer::kMaxRequestBody);
+    std::visit(
+        [&](auto& stream) {
+          beast::get_lowest_layer(stream).expires_after(kHttpTimeout);
+          http::async_read(
+              stream, buffer_, *parser_,
+              [self = shared_from_this()](beast::error_code e, std::size_t) { self->on_read(e); });
+        },
+        stream_);
+  }
   void on_read(beast::error_code error);
+  void api(const http::request<http::string_body>& request, const std::string& path);
+  void login(const http::request<http::string_body>& request);
   template <class Body>
   void respond(http::response<Body> response) {
+    response.set(http::field::server, "tether-ground");
+    // The console must not be framed by another page (clicks on STOP or the enable
+    // through an invisible frame) nor have its files sniffed as another type.
+    response.set(http::field::x_frame_options, "DENY");
+    response.set("Content-Security-Policy", "frame-ancestors 'none'");
+    response.set("X-Content-Type-Options", "nosniff");
+    if (server_.tls) response.set(http::field::strict_transport_security, "max-age=31536000");
     auto shared = std::make_shared<http::response<Body>>(std::move(response));
-    http::async_write(stream_, *shared,
-                      [self = shared_from_this(), shared](beast::error_code e, std::size_t) {
-                        if (e || !shared->keep_alive()) {
-                          beast::error_code ignored;
-                          self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-                          return;
-                        }
-                        self->read();
-                      });
+    std::visit(
+        [&](auto& stream) {
+          http::async_write(stream, *shared,
+                            [self = shared_from_this(), shared](beast::error_code e, std::size_t) {
+                              if (e || !shared->keep_alive()) return self->shutdown();
+                              self->read();
+                            });
+        },
+        stream_);
   }
-  void text(http::status status, const std::string& body, const char* type) {
+  void shutdown() {
+    std::visit(
+        [](auto& stream) {
+          beast::error_code ignored;
+          beast::get_lowest_layer(stream).socket().shutdown(tcp::socket::shutdown_send, ignored);
+        },
+        stream_);
+  }
+  // `cookie`: a Set-Cookie value to send with it.
+  void text(http::status status, const std::string& body, const char* type,
+            const std::string& cookie = "") {
     http::response<http::string_body> r{status, request_version_};
-    r.set(http::field::server, "tether-ground");
     r.set(http::field::content_type, type);
+    r.set(http::field::cache_control, "no-store");
+    if (!cookie.empty()) r.set(http::field::set_cookie, cookie);
     r.keep_alive(keep_alive_);
     r.body() = body;
     r.prepare_payload();
     respond(std::move(r));
   }
+  void json_reply(http::status status, const json& body, const std::string& cookie = "") {
+    text(status, body.dump(), "application/json", cookie);
+  }
+  std::string cookie(const std::string& token, bool clear) const {
+    return std::string(kSessionCookie) + "=" + (clear ? "" : token) +
+           "; Path=/; HttpOnly; SameSite=Strict" + (server_.tls ? "; Secure" : "") +
+           (clear ? "; Max-Age=0" : "");
+  }
 
   WebServer::Impl& server_;
-  beast::tcp_stream stream_;
+  AnyStream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   unsigned request_version_ = 11;
   bool keep_alive_ = false;
 };
+
+// The value of query parameter `name` in "a=1&csrf=ab" ("" when absent). Tokens are hex, so
+// no percent-decoding is needed.
+std::string query_value(std::string_view query, std::string_view name) {
+  while (!query.empty()) {
+    const auto end = query.find('&');
+    const std::string_view pair = query.substr(0, end);
+    query = end == std::string_view::npos ? std::string_view() : query.substr(end + 1);
+    const auto eq = pair.find('=');
+    if (eq != std::string_view::npos && pair.substr(0, eq) == name) {
+      return std::string(pair.substr(eq + 1));
+    }
+  }
+  return {};
+}
 
 void HttpSession::on_read(beast::error_code error) {
   if (error) return;
@@ -781,56 +944,177 @@ void HttpSession::on_read(beast::error_code error) {
   request_version_ = request.version();
   keep_alive_ = request.keep_alive();
   const std::string target(request.target());
+  const auto question = target.find('?');
+  const std::string path = target.substr(0, question);
+  const std::string query = question == std::string::npos ? "" : target.substr(question + 1);
+  const std::string origin(request[http::field::origin]);
+  const std::string host(request[http::field::host]);
+  // Browsers send Origin with every WebSocket upgrade and POST; a page from another site
+  // carries its own and is refused (cross-site WebSocket hijacking, login CSRF).
+  const bool foreign = !origin.empty() && origin != server_.own_origin(host);
   if (websocket::is_upgrade(request)) {
-    if (target != "/ws")
+    if (path != "/ws") {
       return text(http::status::not_found, "no WebSocket here; use /ws\n", "text/plain");
-    const std::string origin(request[http::field::origin]);
-    const std::string host(request[http::field::host]);
-    // Browsers always send Origin with a WebSocket upgrade; a page from another site would
-    // carry its own origin and is refused (cross-site WebSocket hijacking).
-    if (!origin.empty() && origin != "http://" + host) {
+    }
+    if (foreign) {
       return text(http::status::forbidden,
-                  "Origin " + origin + " is not this console (http://" + host + ")\n",
+                  "Origin " + origin + " is not this console (" + server_.own_origin(host) + ")\n",
                   "text/plain");
     }
-    stream_.expires_never();
-    auto session =
-        std::make_shared<WsSession>(server_, stream_.release_socket(), server_.next_session++);
+    Person* person = nullptr;
+    std::string token;
+    if (server_.logins_on()) {
+      token = cookie_value(std::string(request[http::field::cookie]), kSessionCookie);
+      const auto login = server_.logins.find(token);
+      if (!login) {
+        return text(http::status::unauthorized, "not logged in: POST /api/login first\n",
+                    "text/plain");
+      }
+      if (query_value(query, "csrf") != login->csrf) {
+        return text(http::status::forbidden,
+                    "csrf: missing or not this login's token (/ws?csrf=TOKEN, from the "
+                    "login's reply)\n",
+                    "text/plain");
+      }
+      person = server_.person(login->user);
+    }
+    std::visit([](auto& s) { beast::get_lowest_layer(s).expires_never(); }, stream_);
+    auto session = std::make_shared<WsSession>(server_, std::move(stream_), server_.next_session++,
+                                               person, std::move(token));
     session->start(std::move(request));
     return;
+  }
+  if (path.starts_with("/api/")) {
+    if (foreign) {
+      return json_reply(http::status::forbidden,
+                        json{{"error", "Origin " + origin + " is not this console"}});
+    }
+    return api(request, path);
   }
   if (request.method() != http::verb::get && request.method() != http::verb::head) {
     return text(http::status::method_not_allowed, "GET or HEAD only\n", "text/plain");
   }
-  if (target == "/api/health") return text(http::status::ok, "{\"ok\":true}", "application/json");
-  const auto path = static_file_path(server_.options.root, target);
-  if (!path) {
+  const auto file_path = static_file_path(server_.options.root, path);
+  if (!file_path) {
     return text(http::status::bad_request, "refused path: " + target + "\n", "text/plain");
   }
   beast::error_code open_error;
   http::file_body::value_type file;
-  file.open(path->c_str(), beast::file_mode::scan, open_error);
+  file.open(file_path->c_str(), beast::file_mode::scan, open_error);
   if (open_error) {
     return text(http::status::not_found, "not found: " + target + "\n", "text/plain");
   }
   const auto size = file.size();
   if (request.method() == http::verb::head) {
     http::response<http::empty_body> r{http::status::ok, request_version_};
-    r.set(http::field::content_type, std::string(mime_type(path->string())));
+    r.set(http::field::content_type, std::string(mime_type(file_path->string())));
     r.content_length(size);
     r.keep_alive(keep_alive_);
     return respond(std::move(r));
   }
   http::response<http::file_body> r{std::piecewise_construct, std::make_tuple(std::move(file)),
                                     std::make_tuple(http::status::ok, request_version_)};
-  r.set(http::field::server, "tether-ground");
-  r.set(http::field::content_type, std::string(mime_type(path->string())));
+  r.set(http::field::content_type, std::string(mime_type(file_path->string())));
   // The page is rebuilt in place: let the browser revalidate it; vite's assets carry a
   // content hash in their names.
   r.set(http::field::cache_control, "no-cache");
   r.content_length(size);
   r.keep_alive(keep_alive_);
   respond(std::move(r));
+}
+
+void HttpSession::api(const http::request<http::string_body>& request, const std::string& path) {
+  const bool get = request.method() == http::verb::get;
+  const bool post = request.method() == http::verb::post;
+  if (path == "/api/health" && get)
+    return text(http::status::ok, "{\"ok\":true}", "application/json");
+  if (path == "/api/session" && get) {
+    if (!server_.logins_on()) {
+      return json_reply(http::status::ok, json{{"logins", false}, {"user", nullptr}, {"csrf", ""}});
+    }
+    const auto login = server_.logins.find(
+        cookie_value(std::string(request[http::field::cookie]), kSessionCookie));
+    if (!login) {
+      return json_reply(http::status::unauthorized,
+                        json{{"logins", true}, {"error", "not logged in"}});
+    }
+    return json_reply(http::status::ok,
+                      json{{"logins", true}, {"user", login->user}, {"csrf", login->csrf}});
+  }
+  if (path == "/api/login" && post) return login(request);
+  if (path == "/api/logout" && post) {
+    const std::string token =
+        cookie_value(std::string(request[http::field::cookie]), kSessionCookie);
+    const auto login = server_.logins.find(token);
+    if (!login) {
+      return json_reply(http::status::unauthorized, json{{"error", "not logged in"}});
+    }
+    if (std::string(request["X-CSRF-Token"]) != login->csrf) {
+      return json_reply(http::status::forbidden,
+                        json{{"error", "X-CSRF-Token: missing or not this login's token"}});
+    }
+    server_.logins.close(token);
+    server_.close_login(token);
+    return json_reply(http::status::ok, json{{"ok", true}}, cookie("", true));
+  }
+  return json_reply(http::status::not_found,
+                    json{{"error", std::string(request.method_string()) + " " + path +
+                                       ": expected GET /api/health, GET /api/session, POST "
+                                       "/api/login or POST /api/logout"}});
+}
+
+void HttpSession::login(const http::request<http::string_body>& request) {
+  if (!server_.logins_on()) {
+    return json_reply(http::status::not_found,
+                      json{{"error", "logins are off: tether-ground runs without --web-users"}});
+  }
+  // A form on another site cannot send JSON without a CORS preflight, which this server
+  // never grants: a cross-site page cannot log the operator in under another name.
+  const std::string type(request[http::field::content_type]);
+  if (!type.starts_with("application/json")) {
+    return json_reply(http::status::unsupported_media_type,
+                      json{{"error", "Content-Type: expected application/json"}});
+  }
+  const json body = json::parse(request.body(), nullptr, false);
+  const auto field = [&](const char* name) -> std::optional<std::string> {
+    if (!body.is_object() || !body.contains(name) || !body[name].is_string()) return {};
+    return body[name].get<std::string>();
+  };
+  const auto user = field("user");
+  const auto password = field("password");
+  if (!user || !password || user->size() > 64 || password->size() > 1024) {
+    return json_reply(http::status::bad_request,
+                      json{{"error",
+                            "expected {\"user\": name (at most 64 characters), "
+                            "\"password\": text (at most 1024)}"}});
+  }
+  const Person* person = server_.person(*user);
+  if (person != nullptr) {
+    if (const int wait = server_.logins.locked_for(*user); wait > 0) {
+      return json_reply(http::status::too_many_requests,
+                        json{{"error", "too many failed logins for '" + *user + "': try again in " +
+                                           std::to_string(wait) + " s"}});
+    }
+  }
+  // PBKDF2 takes a good fraction of a second: on a thread of its own, never the server's.
+  // An unknown name is checked against a hash too, so the time does not tell names apart.
+  const std::string hash = person != nullptr ? person->user.password_hash
+                                             : server_.people.begin()->second->user.password_hash;
+  server_.checker->post([self = shared_from_this(), user = *user, password = *password, hash,
+                         known = person != nullptr] {
+    const bool ok = verify_password(password, hash) && known;
+    net::post(*self->server_.ioc, [self, user, ok, known] {
+      if (!ok) {
+        if (known) self->server_.logins.failed(user);
+        return self->json_reply(http::status::unauthorized,
+                                json{{"error", "wrong user or password"}});
+      }
+      self->server_.logins.succeeded(user);
+      const LoginTable::Login login = self->server_.logins.open(user);
+      self->json_reply(http::status::ok, json{{"user", user}, {"csrf", login.csrf}},
+                       self->cookie(login.token, false));
+    });
+  });
 }
 
 }  // namespace
@@ -868,7 +1152,7 @@ void WebServer::Impl::run(const std::shared_ptr<WsSession>& session, const json&
   });
 }
 
-json WebServer::Impl::hello() const {
+json WebServer::Impl::hello(const Person* person) const {
   json sites_json = json::array();
   for (const auto& s : sites) {
     sites_json.push_back(
@@ -876,7 +1160,8 @@ json WebServer::Impl::hello() const {
   }
   return {{"type", "hello"},
           {"version", kProtocolVersion},
-          {"operator", options.operator_name},
+          {"operator", person != nullptr ? person->user.name : options.operator_name},
+          {"logins", logins_on()},
           {"sites", sites_json},
           {"teleop_site", options.teleop_site},
           {"teleop_device", options.device},
@@ -979,7 +1264,7 @@ void WebServer::Impl::tick() {
 void WebServer::Impl::accept() {
   acceptor->async_accept(*ioc, [this](beast::error_code error, tcp::socket socket) {
     if (error == net::error::operation_aborted) return;
-    if (!error) std::make_shared<HttpSession>(*this, std::move(socket))->read();
+    if (!error) std::make_shared<HttpSession>(*this, std::move(socket))->start();
     accept();
   });
 }
@@ -1026,6 +1311,12 @@ void WebServer::Impl::poll_sites() {
   }
 }
 
+void WebServer::Impl::close_login(const std::string& token) {
+  for (auto& [id, weak] : std::map(sessions)) {
+    if (auto s = weak.lock(); s && s->login() == token) s->close();
+  }
+}
+
 bool is_loopback_host(const std::string& host) {
   if (host == "localhost") return true;
   beast::error_code error;
@@ -1036,13 +1327,18 @@ bool is_loopback_host(const std::string& host) {
 WebServer::WebServer(WebServerOptions options, std::vector<WebSite> sites)
     : impl_(std::make_shared<Impl>()) {
   Impl& m = *impl_;
-  if (!is_loopback_host(options.host)) {
+  const bool https = !options.tls_certificate.empty() || !options.tls_key.empty();
+  if (!is_loopback_host(options.host) && (!https || options.users.empty())) {
     throw std::invalid_argument(
         "--web " + options.host +
-        ": the operator console listens on loopback only "
-        "(127.0.0.1, ::1 or localhost): an exposed console needs logins, HTTPS and CSRF "
-        "protection, which tether-ground does not have. Reach it from another machine "
-        "through an SSH tunnel (ssh -L 8080:127.0.0.1:8080 ground)");
+        ": a console beyond loopback (127.0.0.1, ::1, localhost) "
+        "needs HTTPS (--web-tls CERT,KEY) and logins (--web-users FILE); missing: " +
+        (!https ? std::string("--web-tls") : std::string()) +
+        (!https && options.users.empty() ? " and " : "") +
+        (options.users.empty() ? "--web-users" : ""));
+  }
+  if (https && (options.tls_certificate.empty() || options.tls_key.empty())) {
+    throw std::invalid_argument("--web-tls: expected CERT,KEY (both PEM files)");
   }
   if (options.port < 0 || options.port > 65535) {
     throw std::invalid_argument("--web port = " + std::to_string(options.port) +
@@ -1057,12 +1353,42 @@ WebServer::WebServer(WebServerOptions options, std::vector<WebSite> sites)
                                 " s: expected 0.05 to 60 s");
   }
   if (options.root.empty()) options.root = default_web_root();
+  if (https) {
+    m.tls = std::make_unique<net::ssl::context>(net::ssl::context::tls_server);
+    m.tls->set_options(net::ssl::context::default_workarounds | net::ssl::context::no_sslv2 |
+                       net::ssl::context::no_sslv3 | net::ssl::context::no_tlsv1 |
+                       net::ssl::context::no_tlsv1_1 | net::ssl::context::single_dh_use);
+    beast::error_code tls_error;
+    m.tls->use_certificate_chain_file(options.tls_certificate, tls_error);
+    if (tls_error) {
+      throw std::invalid_argument("--web-tls certificate '" + options.tls_certificate +
+                                  "': " + tls_error.message());
+    }
+    m.tls->use_private_key_file(options.tls_key, net::ssl::context::pem, tls_error);
+    if (tls_error) {
+      throw std::invalid_argument("--web-tls key '" + options.tls_key +
+                                  "': " + tls_error.message() + " (or not the certificate's key)");
+    }
+  }
+  for (const WebUser& user : options.users) {
+    auto person = std::make_unique<Person>();
+    person->user = user;
+    ClientOptions client = options.person_client;
+    client.credentials.cert = user.certificate;
+    client.credentials.key = user.key;
+    client.operator_name = user.name;  // on an insecure link, declared instead
+    for (const WebSite& site : sites) {
+      person->clients.push_back(std::make_unique<RemoteSiteClient>(site.address, client));
+    }
+    m.people[user.name] = std::move(person);
+  }
   for (const WebSite& site : sites) {
     if (site.client == nullptr) {
       throw std::invalid_argument("web site '" + site.name + "': no client");
     }
     auto view = std::make_unique<SiteView>();
     view->site = site;
+    view->index = m.sites.size();
     if (site.arm == "iiwa7" || site.arm == "panda") view->arm = std::make_unique<ArmView>(site.arm);
     m.sites.push_back(std::move(view));
   }
@@ -1083,6 +1409,7 @@ WebServer::WebServer(WebServerOptions options, std::vector<WebSite> sites)
   m.port = m.acceptor->local_endpoint().port();
   m.workers = std::make_unique<Workers>(m.options.workers);
   m.stopper = std::make_unique<Workers>(1);
+  m.checker = std::make_unique<Workers>(1);
   m.timer = std::make_unique<net::steady_timer>(*m.ioc);
   m.accept();
   m.tick();
@@ -1112,6 +1439,7 @@ WebServer::~WebServer() {
   // Calls in progress finish (within their deadline); their replies go nowhere.
   m.workers->join();
   m.stopper->join();
+  m.checker->join();
   m.timer.reset();
   m.acceptor.reset();
   m.ioc.reset();  // destroys the sessions still owned by pending handlers
@@ -1122,7 +1450,23 @@ int WebServer::port() const { return impl_->port; }
 std::string WebServer::url() const {
   const std::string& host = impl_->options.host;
   const bool v6 = host.find(':') != std::string::npos;
-  return "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(impl_->port) + "/";
+  return std::string(impl_->tls ? "https://" : "http://") + (v6 ? "[" + host + "]" : host) + ":" +
+         std::to_string(impl_->port) + "/";
+}
+
+std::string WebServer::teleop_person() const {
+  std::lock_guard lock(impl_->teleop_mutex);
+  return impl_->teleop_person;
+}
+
+ClientOptions WebServer::person_options(const std::string& person) const {
+  ClientOptions client = impl_->options.person_client;
+  if (const Person* p = impl_->person(person)) {
+    client.credentials.cert = p->user.certificate;
+    client.credentials.key = p->user.key;
+    client.operator_name = p->user.name;
+  }
+  return client;
 }
 
 const std::string& WebServer::root() const { return impl_->options.root; }

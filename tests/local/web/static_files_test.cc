@@ -109,7 +109,7 @@ TEST_F(WebServerStatic, CrossSiteWebSocketIsRefused) {
   EXPECT_EQ(tool.next("hello")["version"], kProtocolVersion);
 }
 
-TEST(WebServerOptions, NonLoopbackIsRefusedNamingTheOption) {
+TEST(WebServerOptions, NonLoopbackWithoutHttpsAndLoginsIsRefusedNamingWhatIsMissing) {
   WebServerOptions options;
   options.host = "0.0.0.0";
   options.port = 0;
@@ -118,7 +118,16 @@ TEST(WebServerOptions, NonLoopbackIsRefusedNamingTheOption) {
     FAIL() << "bound a non-loopback address";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("--web 0.0.0.0"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("loopback only"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("missing: --web-tls and --web-users"), std::string::npos)
+        << e.what();
+  }
+  options.tls_certificate = "console.pem";
+  options.tls_key = "console.key";
+  try {
+    WebServer server(options, {});
+    FAIL() << "bound a non-loopback address without logins";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("missing: --web-users"), std::string::npos) << e.what();
   }
   EXPECT_TRUE(is_loopback_host("127.0.0.1"));
   EXPECT_TRUE(is_loopback_host("127.3.0.9"));

@@ -15,8 +15,8 @@
 #include <string>
 #include <thread>
 
-#include "child_process.h"
 #include "web_client.h"
+#include "web_pair.h"
 
 namespace tether::local::web {
 namespace {
@@ -26,75 +26,19 @@ using testing::WsClient;
 using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
-std::string scratch() {
-  const fs::path dir = fs::temp_directory_path() / ("tether_web_e2e_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir.string();
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-// A child whose log is polled for a line matching `pattern`; its first group, or empty
-// after `limit` or once the child ended.
-std::string wait_for_line(::tether::testing::ChildProcess& child, const std::string& log,
-                          const std::regex& pattern, std::chrono::seconds limit) {
-  const auto end = Clock::now() + limit;
-  while (Clock::now() < end) {
-    std::smatch match;
-    const std::string text = read_file(log);
-    if (std::regex_search(text, match, pattern)) return match[1];
-    if (child.wait_for(std::chrono::milliseconds(0)) != -1) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return {};
-}
-
 class WebEndToEnd : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = scratch();
-    fs::remove(dir_ + "/port");
-    remote_ = std::make_unique<::tether::testing::ChildProcess>(
-        TETHER_REMOTE_BIN,
-        std::vector<std::string>{"--serve", "127.0.0.1:0", "--scene", "door", "--site", "door",
-                                 "--port-file", dir_ + "/port", "--config",
-                                 TETHER_TEST_PKI "/sites/remote.conf"},
-        dir_ + "/remote.log");
-    const int port =
-        ::tether::testing::wait_for_port(*remote_, dir_ + "/port", std::chrono::seconds(30));
-    ASSERT_GT(port, 0) << read_file(dir_ + "/remote.log");
-    ground_ = std::make_unique<::tether::testing::ChildProcess>(
-        TETHER_GROUND_BIN,
-        std::vector<std::string>{"--site", "door=127.0.0.1:" + std::to_string(port), "--config",
-                                 TETHER_TEST_PKI "/people/operator.conf", "--device", "none",
-                                 "--web", "127.0.0.1:0", "--web-root", dir_},
-        dir_ + "/ground.log");
-    const std::string url = wait_for_line(*ground_, dir_ + "/ground.log",
-                                          std::regex("console: (http://127\\.0\\.0\\.1:[0-9]+/)"),
-                                          std::chrono::seconds(30));
-    ASSERT_FALSE(url.empty()) << read_file(dir_ + "/ground.log");
-    web_port_ = std::stoi(url.substr(url.rfind(':') + 1));
-  }
-  void TearDown() override {
-    if (ground_) {
-      ground_->signal(SIGTERM);
-      ground_->wait_for(std::chrono::seconds(10));
-    }
-    if (remote_) {
-      remote_->signal(SIGTERM);
-      remote_->wait_for(std::chrono::seconds(5));
-    }
-    ground_.reset();
-    remote_.reset();
-    fs::remove_all(dir_);
+    const std::string failed = pair_.start("web_e2e", {"--device", "none"});
+    ASSERT_TRUE(failed.empty()) << failed;
+    web_port_ = pair_.web_port();
+    dir_ = pair_.dir();
   }
 
   // The shipped door task, tolerant of missed deadlines (a shared CI machine).
   static std::string door_task() {
-    std::string text = read_file(TETHER_SOURCE_DIR "/remote_site/tasks/door_force.textproto");
+    std::string text =
+        testing::read_text(TETHER_SOURCE_DIR "/remote_site/tasks/door_force.textproto");
     text.replace(text.find("bounds {"), 8, "bounds {\n  max_consecutive_overruns: 1000000");
     return text;
   }
@@ -117,8 +61,8 @@ class WebEndToEnd : public ::testing::Test {
     }
   }
 
+  testing::WebPair pair_;
   std::string dir_;
-  std::unique_ptr<::tether::testing::ChildProcess> remote_, ground_;
   int web_port_ = 0;
 };
 
@@ -131,7 +75,8 @@ TEST_F(WebEndToEnd, HealthAndABadTaskAtItsField) {
   const json r = c.request(
       {{"type", "validate"},
        {"site", "door"},
-       {"text", read_file(TETHER_SOURCE_DIR "/tests/remote/scenarios/bad_task.textproto")}},
+       {"text",
+        testing::read_text(TETHER_SOURCE_DIR "/tests/remote/scenarios/bad_task.textproto")}},
       1);
   EXPECT_FALSE(r["ok"].get<bool>()) << r.dump();
   ASSERT_FALSE(r["errors"].empty()) << r.dump();

@@ -50,6 +50,11 @@ struct GroundOptions {
   // `device` "web" is the browser's gamepad (needs `web`).
   std::string web;
   std::string web_root;
+  // HTTPS (PEM paths, both or neither) and logins (a users file, web/web_auth.h) for the
+  // console; a `web` address beyond loopback needs both.
+  std::string web_tls_certificate;
+  std::string web_tls_key;
+  std::string web_users;
 };
 
 // The ground's default force reflection: the measured wrench, scaled so that the coupled

@@ -21,12 +21,23 @@
 // Replies and state messages to one client are queued up to kMaxQueuedMessages; a client
 // that lets more pile up is disconnected (a browser that stopped reading).
 //
-// Security: the listening address must be a loopback address (127.0.0.0/8, ::1 or
-// localhost): logins, HTTPS and CSRF protection, which an exposed console needs, are not
-// implemented, so any other address is refused. A WebSocket upgrade whose Origin header is
-// present and is not this server's own (http://HOST:PORT as the Host header gives it) is
-// refused with 403, against cross-site WebSocket hijacking from another page the operator
-// has open.
+// Security. By default the console listens on loopback only, serves plain HTTP and has no
+// logins: every call to a site is made with tether-ground's own identity. A WebSocket
+// upgrade whose Origin header is present and is not this server's own (scheme://HOST:PORT
+// as the Host header gives it) is refused with 403 (cross-site WebSocket hijacking).
+//   * HTTPS (`tls_certificate`, `tls_key`): TLS 1.2 or newer only; responses carry HSTS.
+//   * Logins (`users`, web_auth.h): POST /api/login checks the password (PBKDF2, on a
+//     thread of its own, five failures lock the name for a minute) and sets an HttpOnly,
+//     SameSite=Strict session cookie (Secure under HTTPS); its reply carries the session's
+//     CSRF token, which /ws?csrf=TOKEN and POST /api/logout (X-CSRF-Token) must present.
+//     Each person's requests go to the sites through a client with their own certificate
+//     and key, so the sites' audit trails and leases name the person: the sites refuse
+//     control (start, reset, set_parameter, upload, ...) to whoever does not hold the
+//     lease, and the browser's teleoperation is refused here unless the person holds the
+//     teleoperated site's lease. STOP stays open to every logged-in person.
+//   * A non-loopback address needs both: it is refused at start-up without them.
+// Static files are served to anyone (the login form is one of them); everything else under
+// logins needs the session.
 
 #include <cstddef>
 #include <cstdint>
@@ -35,6 +46,7 @@
 #include <vector>
 
 #include "tether/local/link/remote_site_client.h"
+#include "tether/local/web/web_auth.h"
 #include "tether/local/web/web_gamepad.h"
 
 namespace tether::local::web {
@@ -48,7 +60,7 @@ struct WebSite {
 };
 
 struct WebServerOptions {
-  std::string host = "127.0.0.1";  // loopback only (see above)
+  std::string host = "127.0.0.1";  // loopback unless HTTPS and logins are on (see above)
   int port = 8080;                 // 0: any free port (port() tells which)
   std::string root;                // built front end; empty: default_web_root()
   std::string operator_name;       // the identity the ground calls the sites with
@@ -59,6 +71,14 @@ struct WebServerOptions {
   std::string device;
   int workers = 2;             // threads for requests that call a site, in [1, 16]
   double status_period = 1.0;  // [s] how often each site's status (lease, RTT) is polled
+  // HTTPS: the console's certificate (chain) and key, PEM paths; both empty: plain HTTP.
+  std::string tls_certificate;
+  std::string tls_key;
+  // Logins (web_auth.h); empty: none. `person_client` is how each person's clients reach
+  // the sites (CA, server name, deadline; their certificate and key come from `users`; on
+  // an insecure link the person's name is declared instead).
+  std::vector<WebUser> users;
+  ClientOptions person_client;
 };
 
 class WebServer {
@@ -67,16 +87,16 @@ class WebServer {
   static constexpr std::size_t kMaxRequestBody = 1 << 20;  // [bytes] HTTP and WebSocket
   static constexpr std::size_t kMaxInFlightRequests = 16;  // per client
 
-  // Binds and starts serving. Throws std::invalid_argument for a non-loopback host or a
-  // bad option (naming it, the value and what is allowed), std::runtime_error when the
-  // address cannot be bound.
+  // Binds and starts serving. Throws std::invalid_argument for a non-loopback host without
+  // HTTPS and logins, or a bad option (naming it, the value and what is allowed),
+  // std::runtime_error when the address cannot be bound.
   WebServer(WebServerOptions options, std::vector<WebSite> sites);
   ~WebServer();  // closes every connection and joins the threads
   WebServer(const WebServer&) = delete;
   WebServer& operator=(const WebServer&) = delete;
 
   int port() const;
-  // "http://HOST:PORT/" (IPv6 hosts in brackets).
+  // "http://HOST:PORT/" or "https://HOST:PORT/" (IPv6 hosts in brackets).
   std::string url() const;
   const std::string& root() const;
 
@@ -92,6 +112,12 @@ class WebServer {
     std::size_t queued_bytes = 0;  // queued replies and state messages, all clients
   };
   Stats stats() const;
+
+  // The person holding the browser's teleoperation and the credentials the ground calls
+  // the teleoperated site with for them, while logins are on; "" and the ground's own
+  // credentials otherwise. Any thread.
+  std::string teleop_person() const;
+  ClientOptions person_options(const std::string& person) const;
 
   struct Impl;
 
