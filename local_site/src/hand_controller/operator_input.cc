@@ -73,6 +73,10 @@ OperatorIncrement OperatorInput::sample(double now) noexcept {
   deadman_ = s.deadman;
   clutch_ = s.clutch;
   engaged_ = s.valid && s.deadman && !s.clutch;
+  // A mode picked on the device waits, like set_mode(), until the hand is not driving.
+  if (const auto mode = device_->requested_mode(); mode && *mode != mode_ && !engaged_) {
+    mode_ = *mode;
+  }
 
   if (s.scale_steps != 0) {
     if (clutch_) {

@@ -68,6 +68,10 @@ WebHandController::WebHandController(std::shared_ptr<const WebGamepad> gamepad,
 
 RateCommand WebHandController::command_at(double /*t*/) const { return command_; }
 
+std::optional<TeleopMode> WebHandController::requested_mode() const {
+  return gamepad_->requested_mode();
+}
+
 void WebHandController::poll(double /*now*/, DeviceSample& out) {
   const bool enabled = gamepad_->enabled(WebGamepad::now_ns());
   // Without the enable nothing moves: a stale reading must not keep driving the handle.

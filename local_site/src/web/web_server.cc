@@ -22,6 +22,7 @@
 
 #include "tether/local/commands/task_command.h"
 #include "tether/local/console/preview.h"
+#include "tether/local/ground/ground_station.h"
 #include "tether/local/web/latest_slot.h"
 #include "tether/local/web/web_protocol.h"
 #include "tether/proto/convert.h"
@@ -623,6 +624,17 @@ void WsSession::dispatch(const json& request) {
                          server_.options.teleop_site + "\"");
     }
     const bool enable = get_bool(request, "enable");
+    std::string mode_name;
+    if (request.contains("mode")) {
+      mode_name = get_string(request, "mode");
+      const auto mode = teleop_mode_from_name(mode_name);
+      if (!mode) {
+        throw RequestError("mode = \"" + mode_name + "\": expected tool, world or camera");
+      }
+      // Taken by the hand controller once the enable is off (OperatorInput), so a switch
+      // never jumps the arm mid-motion.
+      if (enable) gamepad->request_mode(*mode);
+    }
     if (enable && person_ != nullptr) {
       // No control without the lease: the teleoperation stream goes out under the person's
       // own certificate, and the site takes increments only from its lease holder.
@@ -648,7 +660,7 @@ void WsSession::dispatch(const json& request) {
           {"type", "teleop"},
           {"site", site},
           {"enabled", true},
-          {"mode", request.value("mode", std::string())},
+          {"mode", mode_name},
           {"reason", ""}}.dump());
     } else {
       server_.release_teleop(id_, "released");

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <optional>
 #include <random>
 
 #include "tether/common/spatial.h"
@@ -16,6 +17,7 @@ class ReplayDevice final : public HandController {
  public:
   struct Log {
     std::deque<DeviceSample> pending;
+    std::optional<TeleopMode> requested;  // the mode picked on the device, if any
     Vector6 rendered = Vector6::Constant(-1.0);
     bool actuators = true;
   };
@@ -36,6 +38,7 @@ class ReplayDevice final : public HandController {
     return s;
   }
   bool has_actuators() const override { return log_->actuators; }
+  std::optional<TeleopMode> requested_mode() const override { return log_->requested; }
   void render(const Eigen::Ref<const Vector6>& tau) override { log_->rendered = tau; }
   Matrix6 jacobian(HandFrame frame) const override {
     return frame == HandFrame::kBase ? base_ : handle_;
@@ -137,6 +140,22 @@ TEST_F(OperatorInputFixture, ModeChangeIsRefusedWhileMotionIsBeingSent) {
   step(moving(false, false));
   input->set_mode(TeleopMode::kWorld);
   EXPECT_EQ(input->mode(), TeleopMode::kWorld);
+}
+
+TEST_F(OperatorInputFixture, AModePickedOnTheDeviceWaitsUntilTheHandStopsDriving) {
+  make();
+  EXPECT_EQ(step(moving(true, false)).mode, TeleopMode::kTool);
+  log.requested = TeleopMode::kWorld;
+  // Engaged: still tool mode, still handle increments.
+  OperatorIncrement out = step(moving(true, false));
+  EXPECT_EQ(out.mode, TeleopMode::kTool);
+  EXPECT_DOUBLE_EQ(out.increment[0], 1e-3);
+  // Clutched, then engaged again: world mode, base increments.
+  EXPECT_EQ(step(moving(true, true)).mode, TeleopMode::kWorld);
+  out = step(moving(true, false));
+  EXPECT_EQ(out.mode, TeleopMode::kWorld);
+  EXPECT_DOUBLE_EQ(out.increment[1], 1e-3);
+  EXPECT_DOUBLE_EQ(out.increment[0], 0.0);
 }
 
 TEST_F(OperatorInputFixture, ScaleChangesOnlyWhileClutchedWithinRange) {

@@ -163,6 +163,23 @@ TEST_F(WebTeleop, WrongSiteAndBadAxesAreRefused) {
   EXPECT_NE(r["error"].get<std::string>().find("axes[2]"), std::string::npos) << r.dump();
 }
 
+TEST_F(WebTeleop, TheModePickedInTheBrowserReachesTheHandController) {
+  WsClient c(server_->port());
+  EXPECT_FALSE(gamepad_->requested_mode().has_value());
+  json r = c.request({{"type", "teleop"}, {"site", "left"}, {"enable", true}, {"mode", "up"}}, 1);
+  EXPECT_FALSE(r["ok"].get<bool>());
+  EXPECT_EQ(r["error"], "mode = \"up\": expected tool, world or camera");
+  EXPECT_EQ(gamepad_->holder(), 0u);
+  // Every browser hears of the new holder and its mode before the reply comes.
+  c.send({{"type", "teleop"}, {"id", 2}, {"site", "left"}, {"enable", true}, {"mode", "world"}});
+  EXPECT_EQ(c.next("teleop")["mode"], "world");
+  r = c.next("reply", 2);
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(gamepad_->requested_mode(), TeleopMode::kWorld);
+  WebHandController device(gamepad_, WebGamepadConfig{});
+  EXPECT_EQ(device.requested_mode(), TeleopMode::kWorld);
+}
+
 TEST(WebTeleopWithoutWebDevice, TeleopRequestNamesTheDevice) {
   ClientOptions client_options;
   client_options.credentials.insecure = true;

@@ -16,9 +16,11 @@
 // thread at its rate (1 kHz); they never block, allocate, lock or throw. Set-up (the
 // constructors and open_hand_controller) throws on bad configuration or devices.
 
+#include <optional>
 #include <string>
 
 #include "tether/common/types.h"
+#include "tether/remote/behaviours/teleoperation/parameters.h"
 
 namespace tether::local {
 
@@ -64,6 +66,10 @@ class HandController {
   // handle twist (v [m/s], ω [rad/s]) at the HH origin in the axes of `frame`, so
   // τ = J_hcᵀ F renders the wrench F (force at the HH origin, in those axes) on the
   // operator's hand. Zero for devices without actuators.
+  // The teleoperation mode the operator picked on the device itself (the browser console's
+  // mode buttons), or none for devices without such a choice. OperatorInput takes it at the
+  // first sample where a mode change is allowed (clutched or deadman released).
+  virtual std::optional<TeleopMode> requested_mode() const { return std::nullopt; }
   virtual Matrix6 jacobian(HandFrame frame) const {
     static_cast<void>(frame);
     return Matrix6::Zero();

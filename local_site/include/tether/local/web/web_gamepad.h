@@ -23,6 +23,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "tether/local/hand_controller/rate_device.h"
@@ -51,6 +52,16 @@ class WebGamepad {
   // refuses others). Also counts as a heartbeat.
   void set(const std::array<double, 6>& axes, bool enable_switch);
   void heartbeat();
+  // The mode the holder picked (`teleop` request's mode); applied by OperatorInput once the
+  // enable is off (hand_controller.h, requested_mode).
+  void request_mode(TeleopMode mode) {
+    mode_.store(static_cast<int>(mode), std::memory_order_release);
+  }
+  std::optional<TeleopMode> requested_mode() const {
+    const int mode = mode_.load(std::memory_order_acquire);
+    if (mode < 0) return std::nullopt;
+    return static_cast<TeleopMode>(mode);
+  }
   // Steady-clock time of the last heartbeat or reading [ns since the clock's epoch].
   std::int64_t last_heartbeat_ns() const { return heartbeat_ns_.load(std::memory_order_acquire); }
 
@@ -63,6 +74,7 @@ class WebGamepad {
  private:
   std::atomic<std::uint64_t> holder_{0};
   std::atomic<bool> switch_{false};
+  std::atomic<int> mode_{-1};  // a TeleopMode, or -1: none picked
   std::atomic<std::int64_t> heartbeat_ns_{0};
   std::array<std::atomic<double>, 6> axes_{};
 };
@@ -74,6 +86,7 @@ class WebHandController : public RateHandController {
  public:
   WebHandController(std::shared_ptr<const WebGamepad> gamepad, const WebGamepadConfig& config);
   std::string describe() const override { return "browser gamepad (operator console)"; }
+  std::optional<TeleopMode> requested_mode() const override;
 
  protected:
   RateCommand command_at(double t) const override;
