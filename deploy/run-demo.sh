@@ -108,7 +108,7 @@ far=127.0.0.1:$(cat "$work/linkem.port")
 "$bin_ground" --site door-b="$far" --server-name localhost --config "$pki/people/demo.conf" \
   --start door_shared_delayed --device sim:local_site/scripts/rotate_door.hcscript \
   --predict iiwa7:door --reflect-from model --report "$out/door_shared_delayed_ground.txt" \
-  --plot "$out/door_shared_delayed.png"
+  --plot "$out/door_shared_delayed.png" --web 127.0.0.1:8080  # the console shows both arms
 
 echo
 echo "== the door experiment's three variants, with plots =="

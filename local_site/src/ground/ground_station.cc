@@ -10,6 +10,7 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <thread>
@@ -111,9 +112,6 @@ class SiteWatch {
         say(std::string("telemetry lost: ") + e.what());
         break;
       }
-      if (web::WebServer* server = web_.load(std::memory_order_acquire)) {
-        server->publish_telemetry(web_index_, sample);
-      }
       if (!sample.aux.empty()) {
         aux0_.store(sample.aux[0]);
         if (sample.aux[0] != 0.0) aux_seen_.store(true);
@@ -129,6 +127,18 @@ class SiteWatch {
         if (model_ != nullptr && sample.task_id == model_task_) {
           model_->observe(sample.task_time, sample.aux[0], sample.measured_joints);
         }
+      }
+      // After the correction: the console shows this sample beside the model's prediction
+      // of the arm now, a link delay ahead of it.
+      if (web::WebServer* server = web_.load(std::memory_order_acquire)) {
+        std::optional<JointVector> predicted;
+        {
+          std::lock_guard lock(model_mutex_);
+          if (model_ != nullptr && sample.task_id == model_task_) {
+            predicted = model_->predicted_joints();
+          }
+        }
+        server->publish_telemetry(web_index_, sample, predicted ? &*predicted : nullptr);
       }
       if (auto line = p_warning.update(sample)) say(*line);
       if (sample.state != state || sample.task_id != task) {

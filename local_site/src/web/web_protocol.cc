@@ -167,8 +167,8 @@ std::string state_name(ExecutorState state) {
 }
 
 nlohmann::json telemetry_message(const std::string& site, const TelemetrySample& s,
-                                 const ArmView* arm, const TaskParameters* task,
-                                 double link_rtt_ms) {
+                                 const ArmView* arm, const TaskParameters* task, double link_rtt_ms,
+                                 const JointVector* predicted) {
   const auto joints = [](const JointVector& q) {
     nlohmann::json out = nlohmann::json::array();
     for (int i = 0; i < kArmDof; ++i) out.push_back(q[i]);
@@ -195,6 +195,9 @@ nlohmann::json telemetry_message(const std::string& site, const TelemetrySample&
         {"overruns", s.timing.overruns}}},
       {"link_rtt_ms", link_rtt_ms >= 0.0 ? nlohmann::json(link_rtt_ms) : nlohmann::json(nullptr)},
       {"predicted", nullptr}};
+  if (predicted != nullptr && arm != nullptr) {
+    m["predicted"] = {{"q", joints(*predicted)}, {"points", arm->points(*predicted)}};
+  }
   if (s.breach) {
     m["breach"] = {{"cause", to_string(s.breach.cause)}, {"detail", s.breach.description}};
   } else {

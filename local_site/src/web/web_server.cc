@@ -189,7 +189,12 @@ struct SiteView {
   WebSite site;
   std::size_t index = 0;         // in WebServer::Impl::sites
   std::unique_ptr<ArmView> arm;  // null: an arm the ground cannot model
-  LatestSlot<TelemetrySample> slot;
+  struct Sample {
+    TelemetrySample telemetry;
+    bool has_predicted = false;
+    JointVector predicted = JointVector::Zero();
+  };
+  LatestSlot<Sample> slot;
   std::atomic<std::uint64_t> published{0};
   // Server thread only.
   std::uint64_t seq = 0;        // samples taken from the slot
@@ -1227,7 +1232,7 @@ void WebServer::Impl::take_samples() {
     if (!s->slot.take()) continue;
     ++s->seq;
     s->message.reset();
-    const TelemetrySample& sample = s->slot.front();
+    const TelemetrySample& sample = s->slot.front().telemetry;
     const bool changed =
         sample.state != s->state || sample.task_id != s->task_id || !(sample.breach == s->breach);
     s->state = sample.state;
@@ -1252,8 +1257,10 @@ void WebServer::Impl::tick() {
       SiteView& s = *sites[i];
       if (s.seq == 0 || session->sent_seq(i) == s.seq) continue;
       if (!s.message || s.message_seq != s.seq) {
-        s.message = telemetry_message(s.site.name, s.slot.front(), s.arm.get(),
-                                      s.task ? &*s.task : nullptr, s.rtt_ms);
+        const SiteView::Sample& sample = s.slot.front();
+        s.message = telemetry_message(s.site.name, sample.telemetry, s.arm.get(),
+                                      s.task ? &*s.task : nullptr, s.rtt_ms,
+                                      sample.has_predicted ? &sample.predicted : nullptr);
         s.message_seq = s.seq;
       }
       session->offer_telemetry(i, s.seq, *s.message);
@@ -1483,9 +1490,13 @@ ClientOptions WebServer::person_options(const std::string& person) const {
 
 const std::string& WebServer::root() const { return impl_->options.root; }
 
-void WebServer::publish_telemetry(std::size_t site, const TelemetrySample& sample) {
+void WebServer::publish_telemetry(std::size_t site, const TelemetrySample& sample,
+                                  const JointVector* predicted) {
   SiteView& s = *impl_->sites.at(site);
-  s.slot.back() = sample;
+  SiteView::Sample& back = s.slot.back();
+  back.telemetry = sample;
+  back.has_predicted = predicted != nullptr;
+  if (predicted != nullptr) back.predicted = *predicted;
   s.slot.publish();
   s.published.fetch_add(1, std::memory_order_relaxed);
 }

@@ -118,6 +118,28 @@ TEST_F(TelemetryHub, TelemetryCarriesForwardKinematics) {
   EXPECT_TRUE(t["clearance"].is_null());  // infinite: no obstacle
 }
 
+TEST_F(TelemetryHub, ThePredictedArmComesBesideTheMeasuredOneWhenThereIsAModel) {
+  WsClient c(server_->port());
+  std::mt19937 rng(11);
+  const TelemetrySample s = sample_at(200, rng);
+  server_->publish_telemetry(0, s);
+  EXPECT_TRUE(c.next("telemetry")["predicted"].is_null());
+  // The model a link delay ahead: the arm where it will be.
+  JointVector ahead = s.measured_joints;
+  ahead[1] += 0.3;
+  server_->publish_telemetry(0, sample_at(201, rng), &ahead);
+  json t = c.next("telemetry");
+  while (t["cycle"] != 201) t = c.next("telemetry");
+  const json& predicted = t["predicted"];
+  ASSERT_FALSE(predicted.is_null()) << t.dump();
+  ASSERT_EQ(predicted["points"].size(), static_cast<std::size_t>(ArmView::kPoints));
+  EXPECT_DOUBLE_EQ(predicted["q"][1].get<double>(), ahead[1]);
+  const Frame tool = ArmView("iiwa7").tool(ahead);
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_NEAR(predicted["points"][ArmView::kPoints - 1][k].get<double>(), tool.p[k], 1e-12);
+  }
+}
+
 TEST_F(TelemetryHub, SubscribeRefusesRatesOutOfRange) {
   WsClient c(server_->port());
   for (double hz : {0.0, 61.0, -5.0}) {

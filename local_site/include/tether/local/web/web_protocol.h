@@ -82,9 +82,11 @@ nlohmann::json arm_message(const std::string& site, const ArmView& arm,
 // null (an arm the ground cannot model: no points, motion, reference); `task` is the
 // running task's parameters when the ground has fetched them (bounds, obstacles, the MOTION
 // frame), else null; link_rtt_ms < 0 when unknown.
+// `predicted`: the ground's local model's joints for this moment (teleoperation across a
+// delayed link with --predict), drawn as the predicted arm; null: none.
 nlohmann::json telemetry_message(const std::string& site, const TelemetrySample& sample,
-                                 const ArmView* arm, const TaskParameters* task,
-                                 double link_rtt_ms);
+                                 const ArmView* arm, const TaskParameters* task, double link_rtt_ms,
+                                 const JointVector* predicted = nullptr);
 
 // "RUNNING", "STOPPED", ... (the executor state as the protocol spells it).
 std::string state_name(ExecutorState state);

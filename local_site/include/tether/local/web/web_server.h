@@ -101,8 +101,10 @@ class WebServer {
   const std::string& root() const;
 
   // Site `site`'s newest sample; to be called from one thread per site (its telemetry
-  // reader). Never blocks; copies the sample into a reused buffer.
-  void publish_telemetry(std::size_t site, const TelemetrySample& sample);
+  // reader). Never blocks; copies the sample into a reused buffer. `predicted`: the local
+  // model's joints at the same moment, when the ground runs one for this site.
+  void publish_telemetry(std::size_t site, const TelemetrySample& sample,
+                         const JointVector* predicted = nullptr);
 
   struct Stats {
     std::uint64_t published = 0;   // samples handed to publish_telemetry, all sites
