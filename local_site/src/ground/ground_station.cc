@@ -420,7 +420,7 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
       web_sites.push_back({options.sites[i].name, options.sites[i].address, watches[i]->arm(),
                            &watches[i]->client()});
     }
-    web_server = std::make_unique<web::WebServer>(web_options, std::move(web_sites));
+    web_server = std::make_unique<web::WebServer>(web_options, web_sites);
     for (std::size_t i = 0; i < watches.size(); ++i) watches[i]->attach(web_server.get(), i);
     std::lock_guard lock(out_mutex);
     if (!std::filesystem::is_regular_file(std::filesystem::path(web_server->root()) /

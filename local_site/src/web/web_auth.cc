@@ -138,8 +138,10 @@ std::vector<WebUser> parse_web_users(std::string_view text, const std::string& b
     }
     ParsedHash parsed;
     if (const std::string why = parse_hash(f[1], parsed); !why.empty()) {
-      throw std::invalid_argument(where + "password hash of '" + f[0] + "': " + why +
-                                  " (tether-ground --hash-password makes one)");
+      std::string message = where + "password hash of '" + f[0] + "': ";
+      message += why;
+      message += " (tether-ground --hash-password makes one)";
+      throw std::invalid_argument(message);
     }
     const auto absolute = [&](const std::string& p) {
       const std::filesystem::path path(p);
@@ -166,7 +168,9 @@ std::vector<WebUser> load_web_users(const std::string& path, const std::string& 
     if (!ca_pem.empty()) tls::check_identity(ca_pem, cert, key, source);
     const std::string cn = tls::common_name(cert);
     if (cn != u.name) {
-      throw std::invalid_argument(source + ": certificate " + u.certificate + " names CN '" + cn +
+      std::string message = source + ": certificate " + u.certificate;
+      message += " names CN '" + cn;
+      throw std::invalid_argument(message +
                                   "': expected the user's name, the identity the sites see");
     }
   }

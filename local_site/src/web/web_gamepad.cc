@@ -77,9 +77,10 @@ void WebHandController::poll(double /*now*/, DeviceSample& out) {
   // Without the enable nothing moves: a stale reading must not keep driving the handle.
   const std::array<double, 6> a = enabled ? gamepad_->axes() : std::array<double, 6>{};
   command_.handle_axes = false;
-  for (int i = 0; i < 3; ++i) {
-    command_.twist[i] = a[static_cast<std::size_t>(i)] * config_.linear_rate;
-    command_.twist[i + 3] = a[static_cast<std::size_t>(i + 3)] * config_.angular_rate;
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto row = static_cast<Eigen::Index>(i);
+    command_.twist[row] = a[i] * config_.linear_rate;
+    command_.twist[row + 3] = a[i + 3] * config_.angular_rate;
   }
   command_.arm_angle_rate = 0.0;
   out.deadman = enabled;

@@ -246,7 +246,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   }
   std::uint64_t sent_seq(std::size_t site) const { return sent_seq_[site]; }
   std::size_t queued_bytes() const { return queued_bytes_; }
-  void reply(json message) { send(message.dump()); }
+  void reply(const json& message) { send(message.dump()); }
   void request_started() { ++in_flight_; }
   void request_done() { --in_flight_; }
 
@@ -600,6 +600,7 @@ void WsSession::dispatch(const json& request) {
       for (auto& s : server_.sites) targets.push_back(s.get());
     }
     std::vector<RemoteSiteClient*> clients;
+    clients.reserve(targets.size());
     for (SiteView* s : targets) clients.push_back(client(*s));
     server_.run(shared_from_this(), id, *server_.stopper, [targets, clients, id] {
       json states = json::object();
@@ -1343,7 +1344,7 @@ bool is_loopback_host(const std::string& host) {
   return !error && address.is_loopback();
 }
 
-WebServer::WebServer(WebServerOptions options, std::vector<WebSite> sites)
+WebServer::WebServer(WebServerOptions options, const std::vector<WebSite>& sites)
     : impl_(std::make_shared<Impl>()) {
   Impl& m = *impl_;
   const bool https = !options.tls_certificate.empty() || !options.tls_key.empty();

@@ -36,10 +36,10 @@ class WebLogin : public ::testing::Test {
                          << "admin " << hash_password("admin's secret", 10'000)
                          << " people/admin.pem people/admin.key\n";
     users_ = users;
-    const std::string failed = pair_.start(
-        "web_login", {"--device", "web", "--web-tls",
-                      TETHER_TEST_PKI "/sites/remote.pem," TETHER_TEST_PKI "/sites/remote.key",
-                      "--web-users", users});
+    const std::string tls =
+        std::string(TETHER_TEST_PKI) + "/sites/remote.pem," + TETHER_TEST_PKI + "/sites/remote.key";
+    const std::string failed =
+        pair_.start("web_login", {"--device", "web", "--web-tls", tls, "--web-users", users});
     ASSERT_TRUE(failed.empty()) << failed;
     ASSERT_EQ(pair_.url().substr(0, 8), "https://");
     to_ = Endpoint{pair_.web_port(), kCa};

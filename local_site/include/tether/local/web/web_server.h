@@ -90,7 +90,7 @@ class WebServer {
   // Binds and starts serving. Throws std::invalid_argument for a non-loopback host without
   // HTTPS and logins, or a bad option (naming it, the value and what is allowed),
   // std::runtime_error when the address cannot be bound.
-  WebServer(WebServerOptions options, std::vector<WebSite> sites);
+  WebServer(WebServerOptions options, const std::vector<WebSite>& sites);
   ~WebServer();  // closes every connection and joins the threads
   WebServer(const WebServer&) = delete;
   WebServer& operator=(const WebServer&) = delete;
