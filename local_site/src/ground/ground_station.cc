@@ -338,6 +338,11 @@ int teleoperate_for_people(web::WebServer& server, OperatorInput& input, const S
     }
     if (!session.finished()) session.cancel();
     const TeleopReport r = session.wait();
+    // A stream the site ended (no lease, a stop) ends the person's hold: they see why and
+    // enable again, rather than the ground reopening a refused stream in a loop.
+    if (server.teleop_person() == person) {
+      server.release_teleop("the site ended the stream: " + r.stream_status);
+    }
     std::lock_guard lock(out_mutex);
     out << "[" << site.name << "] " << person << "'s teleoperation ended: " << r.sent
         << " increments sent, " << r.last.teleoperation.applied << " applied"

@@ -1474,6 +1474,11 @@ std::string WebServer::url() const {
          std::to_string(impl_->port) + "/";
 }
 
+void WebServer::release_teleop(const std::string& reason) {
+  Impl& m = *impl_;
+  net::post(*m.ioc, [&m, reason] { m.release_teleop(0, reason); });
+}
+
 std::string WebServer::teleop_person() const {
   std::lock_guard lock(impl_->teleop_mutex);
   return impl_->teleop_person;

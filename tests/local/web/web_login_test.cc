@@ -10,6 +10,7 @@
 #include <fstream>
 #include <regex>
 #include <string>
+#include <thread>
 
 #include "tether/local/web/web_auth.h"
 #include "web_client.h"
@@ -167,13 +168,31 @@ TEST_F(WebLogin, TeleoperationNeedsTheLeaseRunsUnderThePersonAndEndsAtLogout) {
     const json site = b->next("site");
     if (site["lease_holder"] == "bob") break;
   }
-  reply = b->request({{"type", "teleop"}, {"site", "door"}, {"enable", true}}, 3);
+  // bob's shared-control door task, started under his name.
+  reply = b->request(
+      {{"type", "upload"},
+       {"site", "door"},
+       {"task", "door_shared"},
+       {"replace", true},
+       {"text", testing::read_text(TETHER_SOURCE_DIR "/remote_site/tasks/door_shared.textproto")}},
+      3);
+  ASSERT_TRUE(reply["ok"].get<bool>()) << reply.dump();
+  reply = b->request({{"type", "teleop"}, {"site", "door"}, {"enable", true}}, 4);
   ASSERT_TRUE(reply["ok"].get<bool>()) << reply.dump();
   EXPECT_FALSE(testing::wait_for_line(pair_.ground(), pair_.ground_log(),
                                       std::regex("\\] (bob) teleoperates"),
                                       std::chrono::seconds(20))
                    .empty())
       << testing::read_text(pair_.ground_log());
+  reply = b->request({{"type", "start"}, {"site", "door"}, {"task", "door_shared"}}, 5);
+  ASSERT_TRUE(reply["ok"].get<bool>()) << reply.dump();
+  // A second of the gamepad pushed forward, with its switch on: the site applies bob's
+  // increments (his stream, under his certificate, is the lease holder's).
+  for (int i = 0; i < 50; ++i) {
+    b->send({{"type", "gamepad"}, {"seq", i}, {"axes", {0, 0.5, 0, 0, 0, 0}}, {"enable", true}});
+    b->send({{"type", "heartbeat"}, {"seq", i}});
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 
   const auto r = testing::http_request(
       to_, "POST", "/api/logout", "",
@@ -182,11 +201,12 @@ TEST_F(WebLogin, TeleoperationNeedsTheLeaseRunsUnderThePersonAndEndsAtLogout) {
   EXPECT_NE(r.set_cookie.find("Max-Age=0"), std::string::npos);
   // The socket closes and the teleoperation ends with it.
   EXPECT_THROW(for (;;) b->next(), std::exception);
-  EXPECT_FALSE(testing::wait_for_line(pair_.ground(), pair_.ground_log(),
-                                      std::regex("(bob)'s teleoperation ended"),
-                                      std::chrono::seconds(20))
-                   .empty())
-      << testing::read_text(pair_.ground_log());
+  const std::string applied = testing::wait_for_line(
+      pair_.ground(), pair_.ground_log(),
+      std::regex("bob's teleoperation ended: [0-9]+ increments sent, ([0-9]+) applied"),
+      std::chrono::seconds(20));
+  ASSERT_FALSE(applied.empty()) << testing::read_text(pair_.ground_log());
+  EXPECT_GT(std::stoi(applied), 100) << testing::read_text(pair_.ground_log());
   EXPECT_EQ(testing::http_request(to_, "GET", "/api/session", "", {{"Cookie", bob.cookie}}).status,
             401u);
 }

@@ -120,6 +120,9 @@ class WebServer {
   // credentials otherwise. Any thread.
   std::string teleop_person() const;
   ClientOptions person_options(const std::string& person) const;
+  // Releases the browser's teleoperation, telling every browser `reason` (the ground's
+  // teleoperation stream ended under the holder). Any thread.
+  void release_teleop(const std::string& reason);
 
   struct Impl;
 
