@@ -956,6 +956,15 @@ std::string query_value(std::string_view query, std::string_view name) {
   return {};
 }
 
+// The name in a Host header: "127.0.0.1:8080" → 127.0.0.1, "[::1]:8080" → ::1.
+std::string host_name(std::string_view host) {
+  if (host.starts_with('[')) {
+    const auto end = host.find(']');
+    return std::string(host.substr(1, end == std::string_view::npos ? end : end - 1));
+  }
+  return std::string(host.substr(0, host.rfind(':')));
+}
+
 void HttpSession::on_read(beast::error_code error) {
   if (error) return;
   http::request<http::string_body> request = parser_->release();
@@ -970,6 +979,14 @@ void HttpSession::on_read(beast::error_code error) {
   // Browsers send Origin with every WebSocket upgrade and POST; a page from another site
   // carries its own and is refused (cross-site WebSocket hijacking, login CSRF).
   const bool foreign = !origin.empty() && origin != server_.own_origin(host);
+  // Without logins nothing but the address keeps other pages out, and a page whose own
+  // name was rebound to 127.0.0.1 (DNS rebinding) would pass the Origin check with its
+  // own Host: so the Host must name loopback too.
+  if (!server_.logins_on() && !is_loopback_host(host_name(host))) {
+    return text(http::status::forbidden,
+                "Host " + host + " is not a loopback name (127.0.0.1, ::1, localhost)\n",
+                "text/plain");
+  }
   if (websocket::is_upgrade(request)) {
     if (path != "/ws") {
       return text(http::status::not_found, "no WebSocket here; use /ws\n", "text/plain");

@@ -107,6 +107,22 @@ TEST_F(WebServerStatic, CrossSiteWebSocketIsRefused) {
   EXPECT_EQ(own.next("hello")["version"], kProtocolVersion);
   testing::WsClient tool(server_->port());
   EXPECT_EQ(tool.next("hello")["version"], kProtocolVersion);
+  testing::WsClient named(testing::Endpoint{server_->port(), ""},
+                          {"http://localhost:" + std::to_string(server_->port()), 0, "/ws", "",
+                           "localhost:" + std::to_string(server_->port())});
+  EXPECT_EQ(named.next("hello")["version"], kProtocolVersion);
+}
+
+TEST_F(WebServerStatic, APageRebindingItsNameToLoopbackIsRefused) {
+  // evil.example resolved to 127.0.0.1: its page's Origin matches its own Host header.
+  const std::string evil = "evil.example:" + std::to_string(server_->port());
+  EXPECT_THROW(testing::WsClient(testing::Endpoint{server_->port(), ""},
+                                 {"http://" + evil, 0, "/ws", "", evil}),
+               std::exception);
+  const auto r =
+      testing::http_request({server_->port(), ""}, "GET", "/api/health", "", {{"Host", evil}});
+  EXPECT_EQ(r.status, 403u);
+  EXPECT_EQ(r.body, "Host " + evil + " is not a loopback name (127.0.0.1, ::1, localhost)\n");
 }
 
 TEST(WebServerOptions, NonLoopbackWithoutHttpsAndLoginsIsRefusedNamingWhatIsMissing) {

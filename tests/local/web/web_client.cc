@@ -128,7 +128,8 @@ WsClient::WsClient(const Endpoint& to, const WsOptions& options)
           if (!options.origin.empty()) r.set(http::field::origin, options.origin);
           if (!options.cookie.empty()) r.set(http::field::cookie, options.cookie);
         }));
-        ws.handshake("127.0.0.1:" + std::to_string(to.port), options.target);
+        ws.handshake(options.host.empty() ? "127.0.0.1:" + std::to_string(to.port) : options.host,
+                     options.target);
       },
       impl_->ws);
 }

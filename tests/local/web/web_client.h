@@ -48,6 +48,7 @@ struct WsOptions {
   int receive_buffer = 0;  // > 0 shrinks the socket's receive buffer first (a slow client)
   std::string target = "/ws";
   std::string cookie;  // sent as the Cookie header when not empty
+  std::string host;    // the Host header; empty: 127.0.0.1:PORT
 };
 
 class WsClient {
@@ -55,7 +56,7 @@ class WsClient {
   // Opens the WebSocket; throws when the upgrade is refused or the connection fails.
   WsClient(const Endpoint& to, const WsOptions& options);
   explicit WsClient(int port, const std::string& origin = "", int receive_buffer = 0)
-      : WsClient(Endpoint{port, ""}, WsOptions{origin, receive_buffer, "/ws", ""}) {}
+      : WsClient(Endpoint{port, ""}, WsOptions{origin, receive_buffer, "/ws", "", ""}) {}
   ~WsClient();
   WsClient(const WsClient&) = delete;
   WsClient& operator=(const WsClient&) = delete;

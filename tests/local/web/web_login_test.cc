@@ -60,7 +60,8 @@ class WebLogin : public ::testing::Test {
     return {testing::cookie_pair(r.set_cookie), json::parse(r.body).value("csrf", "")};
   }
   std::unique_ptr<WsClient> socket(const Login& l) {
-    return std::make_unique<WsClient>(to_, WsOptions{origin(), 0, "/ws?csrf=" + l.csrf, l.cookie});
+    return std::make_unique<WsClient>(to_,
+                                      WsOptions{origin(), 0, "/ws?csrf=" + l.csrf, l.cookie, ""});
   }
 
   testing::WebPair pair_;
@@ -77,7 +78,7 @@ TEST_F(WebLogin, AnonymousAndCrossSiteCallsAreRefusedAndMoveNothing) {
   EXPECT_EQ(r.header("Strict-Transport-Security"), "max-age=31536000");
   EXPECT_EQ(r.header("X-Frame-Options"), "DENY");
   // No socket without a login.
-  EXPECT_THROW(WsClient(to_, WsOptions{origin(), 0, "/ws", ""}), std::exception);
+  EXPECT_THROW(WsClient(to_, WsOptions{origin(), 0, "/ws", "", ""}), std::exception);
   // A wrong password, an unknown name, a form post and another site's page.
   const auto post = [&](const json& body, const std::string& type, const std::string& from) {
     return testing::http_request(to_, "POST", "/api/login", body.dump(),
@@ -98,9 +99,9 @@ TEST_F(WebLogin, AnonymousAndCrossSiteCallsAreRefusedAndMoveNothing) {
   // A login's cookie without its CSRF token, or from another site's page, opens no socket.
   const Login bob = login("bob", "bob's secret");
   EXPECT_NE(bob.cookie.find("tether_session="), std::string::npos);
-  EXPECT_THROW(WsClient(to_, WsOptions{origin(), 0, "/ws", bob.cookie}), std::exception);
+  EXPECT_THROW(WsClient(to_, WsOptions{origin(), 0, "/ws", bob.cookie, ""}), std::exception);
   EXPECT_THROW(
-      WsClient(to_, WsOptions{"https://evil.example", 0, "/ws?csrf=" + bob.csrf, bob.cookie}),
+      WsClient(to_, WsOptions{"https://evil.example", 0, "/ws?csrf=" + bob.csrf, bob.cookie, ""}),
       std::exception);
   // Through all that the site was not touched: nobody holds its lease, the arm is idle.
   auto ws = socket(bob);
