@@ -38,6 +38,5 @@ set_tests_properties(ComplianceSweep.smoke PROPERTIES TIMEOUT 300
 # (deploy/install-web-deps.sh, which deploy/run-tests.sh runs first).
 add_test(NAME BrowserConsole.chromium
          COMMAND bash ${PROJECT_SOURCE_DIR}/tests/browser/run.sh ${CMAKE_BINARY_DIR})
-# The plot-rate floor is 20 Hz here, not the issue's 25: see tests/browser/console.test.mjs.
 set_tests_properties(BrowserConsole.chromium PROPERTIES RUN_SERIAL TRUE TIMEOUT 600
-                     LABELS browser ENVIRONMENT "TETHER_MIN_PLOT_HZ=20")
+                     LABELS browser)

@@ -24,6 +24,8 @@ export interface HelloMsg {
   /** tether-ground's --device: only "web" takes the browser's gamepad. */
   teleop_device?: string;
   telemetry_hz: number;
+  /** Whether the ground asks for logins; `operator` is then the logged-in person. */
+  logins?: boolean;
 }
 
 export interface ArmMsg {

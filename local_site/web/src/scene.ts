@@ -6,7 +6,7 @@
 import * as THREE from "three";
 import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import { el, stats, type Store } from "./store";
-import type { Pose, Vec3 } from "./protocol";
+import type { Pose, TelemetryMsg, Vec3 } from "./protocol";
 
 /** The arm's colour; the browser test looks for it in the screenshot. */
 export const ARM_COLOR = 0xff8c1a;
@@ -85,6 +85,31 @@ function softwareGl(renderer: THREE.WebGLRenderer): boolean {
   return /swiftshader|llvmpipe|softpipe|software/i.test(name);
 }
 
+/**
+ * What the view draws of a telemetry message, as numbers: the arm's link radii and points,
+ * the MOTION and reference frames, the predicted arm and the obstacles. Two messages with
+ * the same numbers (within 10 µm) draw the same picture.
+ */
+function drawnNumbers(t: TelemetryMsg | undefined, radii: number[]): number[] {
+  if (!t) return [];
+  const out: number[] = [radii.length, ...radii, t.points.length, t.obstacles.length];
+  out.push(t.predicted ? t.predicted.points.length : -1);
+  for (const p of t.points) out.push(...p);
+  for (const pose of [t.motion, t.reference]) {
+    if (pose) out.push(1, ...pose.p, ...pose.quat);
+    else out.push(0);
+  }
+  if (t.predicted) for (const p of t.predicted.points) out.push(...p);
+  for (const o of t.obstacles) out.push(...o.c, o.r, o.influence);
+  return out;
+}
+
+function sameNumbers(a: number[], b: number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!(Math.abs(a[i] - b[i]) <= 1e-5)) return false;
+  return true;
+}
+
 export function mountScene(root: HTMLElement, store: Store): void {
   THREE.Object3D.DEFAULT_UP.set(0, 0, 1);
   const title = el("h2", { text: "arm" });
@@ -141,7 +166,6 @@ export function mountScene(root: HTMLElement, store: Store): void {
 
   let dirty = true;
   let framedSite = "";
-  let lastInfo = 0;
   const resize = () => {
     const w = canvas.clientWidth;
     const h = canvas.clientHeight;
@@ -153,7 +177,19 @@ export function mountScene(root: HTMLElement, store: Store): void {
   };
   new ResizeObserver(resize).observe(canvas);
   controls.addEventListener("change", () => (dirty = true));
-  store.on("telemetry", (site) => (dirty ||= site === store.activeSite));
+  // A redraw only when the picture changes: a still arm (an idle site, a held pose) sends
+  // the same numbers 60 times a second, and on a software GL every draw holds the page's
+  // main thread (the frame waits for the canvas to be read back for the compositor).
+  let drawn: number[] = [];
+  const drawnNow = () => {
+    const armMsg = store.arms.get(store.activeSite);
+    return drawnNumbers(store.telemetry.get(store.activeSite), armMsg ? armMsg.links.map((l) => l.radius) : []);
+  };
+  store.on("telemetry", (site) => {
+    if (dirty || site !== store.activeSite) return;
+    dirty = !sameNumbers(drawnNow(), drawn);
+  });
+  store.on("arm", (site) => (dirty ||= site === store.activeSite));
   store.on("active", () => (dirty = true));
 
   const update = () => {
@@ -196,15 +232,21 @@ export function mountScene(root: HTMLElement, store: Store): void {
       camera.position.set(c.x + 1.8, c.y - 1.8, c.z + 0.9);
       controls.update();
     }
-    // The readout at 5 Hz: readable, and no text layout in every frame.
-    const now = performance.now();
-    if (now - lastInfo < 200) return;
-    lastInfo = now;
+  };
+
+  // The readout at 5 Hz, whether or not the picture changed: readable, and no text layout in
+  // every frame.
+  const readout = () => {
+    const t = store.telemetry.get(store.activeSite);
+    if (!t) return;
+    const armMsg = store.arms.get(store.activeSite);
     const where = t.motion ? t.motion.p.map((v) => v.toFixed(3)).join(" ") + " m" : "unknown";
-    info.textContent =
+    const text =
       `${store.activeSite}${armMsg ? ` (${armMsg.name})` : ""} · ${t.state} · MOTION ${where}` +
       ` · cycle ${t.cycle}`;
+    if (info.textContent !== text) info.textContent = text;
   };
+  setInterval(readout, 200);
 
   // For the browser test, on demand (a layout read per frame would cost every frame): the
   // canvas's place, the camera's view-projection matrix and the points last drawn, so the
@@ -232,6 +274,7 @@ export function mountScene(root: HTMLElement, store: Store): void {
     dirty = false;
     lastRender = now;
     update();
+    drawn = drawnNow();
     renderer.render(scene, camera);
     stats.sceneRenders++;
     drawnPoints = store.telemetry.get(store.activeSite)?.points ?? [];

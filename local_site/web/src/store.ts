@@ -47,6 +47,14 @@ export class Store {
     return this.hello ? this.hello.sites.map((s) => s.name) : [...this.sites.keys()];
   }
 
+  /** A lease reply's holder, shown before the next status poll reports it. */
+  setLeaseHolder(site: string, holder: string): void {
+    const s = this.sites.get(site);
+    if (!s || s.lease_holder === holder) return;
+    this.sites.set(site, { ...s, lease_holder: holder });
+    this.emit("site", site);
+  }
+
   setActive(name: string): void {
     if (name === this.activeSite) return;
     this.activeSite = name;

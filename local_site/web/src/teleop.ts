@@ -7,11 +7,15 @@ import type { Connection } from "./connection";
 import type { TeleopMode } from "./protocol";
 import { el, stats, type Store } from "./store";
 
-// ~100 Hz, inside the protocol's 50–125 Hz. Timers on a busy page fire late, so the pad is
-// polled every 4 ms and a message goes when 9.5 ms have passed since the last one: late
-// ticks then cost one poll, not a whole period.
+// 100 Hz, inside the protocol's 50–125 Hz, independent of requestAnimationFrame (which
+// runs slowly or not at all in a busy, headless or background page). On a busy page a timer
+// waits behind every long task (a frame of plots and 3-D view takes 15–30 ms on two cores),
+// so the pad is read whenever the page gets to run anything: a 4 ms timer, each message
+// from the ground (120/s) and the start of each frame. Messages keep a schedule of one every
+// 10 ms: a late chance sends at once and the schedule goes on from when it was due, making
+// up at most one period (a stalled page never sends a burst).
 const POLL_MS = 4;
-const SEND_PERIOD_MS = 9.5;
+const SEND_PERIOD_MS = 10;
 const HEARTBEAT_MS = 100;
 const DEADZONE = 0.08;
 /** The enabling button: the standard mapping's right shoulder (R1), or button 0 on devices
@@ -148,13 +152,13 @@ export function mountTeleop(root: HTMLElement, conn: Connection, store: Store): 
   }, HEARTBEAT_MS);
 
   let lastShown = 0;
-  let lastSent = 0;
-  setInterval(() => {
+  let due = 0; // when the next gamepad message is due
+  const pump = () => {
     const now = performance.now();
-    if (now - lastSent < SEND_PERIOD_MS) return;
+    if (now < due) return;
     // Disarmed, nothing is sent: the pad is read only for the readout, at 10 Hz.
     if (!armed && !enabled && now - lastShown < 100) return;
-    lastSent = now;
+    due = Math.max(due + SEND_PERIOD_MS, now - SEND_PERIOD_MS);
     const pads = navigator.getGamepads ? navigator.getGamepads() : [];
     const pad = [...pads].find((p): p is Gamepad => !!p && p.connected);
     if (!pad) {
@@ -175,5 +179,13 @@ export function mountTeleop(root: HTMLElement, conn: Connection, store: Store): 
       setText(padInfo, `${pad.id} (${pad.mapping || "no standard mapping"}) · enable ${enableHeld(pad) ? "held" : "released"}`);
       setText(axesView, ["vx", "vy", "vz", "wx", "wy", "wz"].map((n, i) => `${n} ${axes[i].toFixed(2)}`).join("  "));
     }
-  }, POLL_MS);
+  };
+  setInterval(pump, POLL_MS);
+  conn.on("telemetry", pump);
+  // Mounted before the plots and the 3-D view, so this runs first in each frame.
+  const frame = () => {
+    requestAnimationFrame(frame);
+    if (armed || enabled) pump();
+  };
+  requestAnimationFrame(frame);
 }
