@@ -29,6 +29,9 @@ before(async () => {
   browser = await puppeteer.launch({
     executablePath: chromium,
     headless: true, // the new headless mode
+    // The ground with logins serves HTTPS with the test PKI's certificate, whose CA this
+    // browser does not know.
+    acceptInsecureCerts: true,
     args: [
       "--no-sandbox", // CI runs as root
       // WebGL on the CPU: ANGLE over SwiftShader.
@@ -109,6 +112,17 @@ async function waitFor(page, fn, arg, timeout = 15_000) {
   await page.waitForFunction(fn, { timeout, polling: 50 }, arg);
 }
 
+/** Takes the site's control lease with its row's button in the sites view, unless the
+ *  page's operator holds it already (the button then offers to release it). */
+async function takeControl(page, site) {
+  const button = `tr.site[data-site="${site}"] button.lease`;
+  await waitFor(page, (b) => !!document.querySelector(b) && !document.querySelector(b).disabled, button);
+  if ((await page.$eval(button, (b) => b.textContent)) === "release") return;
+  await page.click(button);
+  await waitFor(page, (b) => document.querySelector(b).textContent === "release" &&
+    /held/.test(document.querySelector("#lease-msg").textContent), button);
+}
+
 test("the page loads and the 3-D view draws the arm where it projects", async () => {
   const { page, errors } = await openConsole();
   await sleep(1500); // a few frames with the camera aimed at the arm
@@ -181,7 +195,7 @@ test("the page loads and the 3-D view draws the arm where it projects", async ()
   await page.close();
 });
 
-test("the plots redraw at 25 Hz or more (TETHER_MIN_PLOT_HZ in CI)", async () => {
+test("the plots redraw at 25 Hz or more", async () => {
   // A laptop's screen: on two cores shared with two 1 kHz sites, chromium's software
   // compositing of the full 1500 x 1100 page alone held the frame rate near 25/s. Plots
   // scrolled out of view are not drawn; the ones in view must keep the rate.
@@ -203,9 +217,11 @@ test("the plots redraw at 25 Hz or more (TETHER_MIN_PLOT_HZ in CI)", async () =>
     `main thread busy ${share("TaskDuration")} (script ${share("ScriptDuration")}, layout ${share("LayoutDuration")}, ` +
     `style ${share("RecalcStyleDuration")})`);
   await shot(page, "plots.png");
-  // The issue's target is 25 Hz. On the 2-core CI machine, beside two 1 kHz sites and
-  // chromium's software rendering, the page measured 23.9–27.5 Hz (main thread 70–90 % busy),
-  // so CTest asks for TETHER_MIN_PLOT_HZ = 20 until the page is lighter; the figure is printed.
+  // The issue's target is 25 Hz (TETHER_MIN_PLOT_HZ sets another floor). On the 2-core CI
+  // machine, beside two 1 kHz sites and chromium's software rendering, the page measured
+  // 23.9–27.5 Hz (main thread 70–90 % busy) before its plots updated their columns in place
+  // and its 3-D view drew only when the arm moved; since, 29–38 Hz (50–75 % busy), the
+  // lower figures with a compiler running beside it. The figure is printed.
   const minHz = Number(process.env.TETHER_MIN_PLOT_HZ ?? 25);
   assert.ok(redrawHz >= minHz, `plots redraw at ${redrawHz.toFixed(1)} Hz (at least ${minHz} required)`);
   await page.close();
@@ -268,15 +284,41 @@ test("the task library views, validates (with the preview) and diffs a stored ta
   await page.close();
 });
 
+test("the sites view takes and releases a site's control lease", async () => {
+  // A site the ground does not teleoperate: its lease is free to take and to give back (the
+  // teleoperated one stays held while the ground's teleoperation stream is open).
+  const { page } = await openConsole();
+  const site = await page.evaluate(() =>
+    [...document.querySelectorAll("tr.site")].map((r) => r.dataset.site).find((n) => n !== "left"));
+  assert.ok(site, "a second site");
+  const button = `tr.site[data-site="${site}"] button.lease`;
+  const holder = `tr.site[data-site="${site}"] .lease-holder`;
+  await takeControl(page, site);
+  const held = await page.$eval(holder, (e) => e.textContent);
+  await page.click(button);
+  await waitFor(page, (b) => document.querySelector(b).textContent === "take control" &&
+    /released/.test(document.querySelector("#lease-msg").textContent), button);
+  // The next status poll confirms it.
+  await sleep(1500);
+  const after = await page.$eval(holder, (e) => e.textContent);
+  console.log(`lease of ${site}: held by "${held}", after the release "${after}"`);
+  assert.notEqual(held, "—");
+  assert.equal(after, "—");
+  await page.close();
+});
+
 test("STOP (Escape) stops the arm", async () => {
   // A task that moves the arm by itself (the door opened by force), started from the page.
   const { page } = await openConsole();
   await page.select("#active-site", stopSite);
-  await page.click("#lease-acquire");
-  await waitFor(page, () => /held/.test(document.querySelector("#lease-msg").textContent));
+  await takeControl(page, stopSite);
   await page.$eval("#task-name", (e, t) => (e.value = t), stopTask);
   await page.click("#task-start");
   await waitFor(page, () => window.__tetherStats.latest()?.state === "RUNNING", null, 20_000);
+  // The audit trail refreshes by itself: the start's record comes without a click.
+  const started = Date.now();
+  await waitFor(page, () => /StartTask/.test(document.querySelector("#audit-lines").textContent), null, 10_000);
+  const auditMs = Date.now() - started;
   await sleep(1000);
   const a0 = await latest(page);
   await sleep(500);
@@ -293,6 +335,7 @@ test("STOP (Escape) stops the arm", async () => {
   const after = moved(b0, b1);
   const row = await page.$eval("tr.site.active .site-state", (e) => e.textContent);
   const result = await page.$eval("#stop-result", (e) => e.textContent);
+  console.log(`audit trail: the start's record shown ${auditMs} ms after RUNNING, without a click`);
   console.log(
     `STOP on ${stopSite}: the arm moved ${(before * 1000).toFixed(1)} mm in 0.5 s while running; ` +
       `state ${b1.state} ${stoppedMs} ms after Escape (header: "${result}", site row ${row}); ` +
@@ -320,8 +363,7 @@ test("teleoperation from a scripted gamepad moves the arm; closing the page rele
   });
   await page.bringToFront();
   // Lease, then the teleoperation task, from the page's own controls.
-  await page.click("#lease-acquire");
-  await waitFor(page, () => /held/.test(document.querySelector("#lease-msg").textContent));
+  await takeControl(page, "left");
   // The STOP test left the site stopped: reset (an operator stop clears), then start.
   await page.click("#task-reset");
   await waitFor(page, () => window.__tetherStats.latest()?.state === "IDLE");
@@ -329,17 +371,31 @@ test("teleoperation from a scripted gamepad moves the arm; closing the page rele
   await page.click("#task-start");
   await waitFor(page, () => window.__tetherStats.latest()?.state === "RUNNING");
   const before = await latest(page);
-  const sent0 = await page.evaluate(() => window.__tetherStats.gamepadSent);
   await page.click("#teleop-arm");
   await waitFor(page, () => window.__tetherStats.teleopLog.some((t) => t.enabled));
-  const t0 = Date.now();
+  // The gamepad messages as they leave for the socket: their times, for the rate and the
+  // longest gap between two (the ground releases the enable after 250 ms without one).
+  await page.evaluate(() => {
+    window.__padTimes = [];
+    const send = WebSocket.prototype.send;
+    WebSocket.prototype.send = function (data) {
+      if (typeof data === "string" && data.startsWith('{"type":"gamepad"')) window.__padTimes.push(performance.now());
+      return send.call(this, data);
+    };
+  });
   await sleep(2000);
   const during = await latest(page);
-  const sentHz = ((await page.evaluate(() => window.__tetherStats.gamepadSent)) - sent0) / ((Date.now() - t0) / 1000);
+  const times = await page.evaluate(() => window.__padTimes.slice());
+  const sentHz = (times.length - 1) / ((times.at(-1) - times[0]) / 1000);
+  const gaps = times.slice(1).map((t, i) => t - times[i]).sort((x, y) => x - y);
+  const gap = (q) => gaps[Math.min(gaps.length - 1, Math.floor(q * gaps.length))].toFixed(0);
   const d = moved(before, during);
-  console.log(`teleop: gamepad messages at ${sentHz.toFixed(0)} Hz; the arm moved ${(d * 1000).toFixed(1)} mm in 2 s; state ${during.state}`);
+  console.log(`teleop: gamepad messages at ${sentHz.toFixed(0)} Hz (gaps: median ${gap(0.5)} ms, 95 % ${gap(0.95)} ms, ` +
+    `longest ${gap(1)} ms); the arm moved ${(d * 1000).toFixed(1)} mm in 2 s; state ${during.state}`);
   await shot(page, "teleop.png");
   assert.ok(d > 0.005, `the arm moved only ${(d * 1000).toFixed(1)} mm`);
+  // The protocol asks for 50–125 Hz; the page sends at 100 Hz from a timer of its own.
+  assert.ok(sentHz >= 50 && sentHz <= 125, `gamepad messages at ${sentHz.toFixed(0)} Hz`);
 
   // Close the teleoperating page with the stick still deflected: the enable goes at once,
   // every other browser is told, and the arm comes to rest.
@@ -365,4 +421,63 @@ test("teleoperation from a scripted gamepad moves the arm; closing the page rele
   assert.ok(["page hidden", "socket closed", "heartbeat"].includes(release.reason), release.reason);
   assert.ok(rest, "the arm still moves 5 s after the page closed");
   await observer.page.close();
+});
+
+test("with logins, a person logs in over HTTPS and the site sees them by name", async () => {
+  // run.sh's second ground: --web-tls, --web-users (bob, password TETHER_LOGIN_PASSWORD),
+  // watching the same sites. bob's lease of a site shows the site took the call as his.
+  const loginUrl = process.env.TETHER_LOGIN_URL;
+  assert.ok(loginUrl, "TETHER_LOGIN_URL (run.sh's ground with logins)");
+  const password = process.env.TETHER_LOGIN_PASSWORD;
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 800 });
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  const cdp = await page.createCDPSession();
+  await cdp.send("Network.enable");
+  const sockets = [];
+  cdp.on("Network.webSocketCreated", (e) => sockets.push(e.url));
+  await page.goto(loginUrl, { waitUntil: "load" });
+  await page.waitForSelector("#login:not([hidden])", { timeout: 10_000 });
+  const stopBefore = await page.$eval("#stop", (b) => ({ disabled: b.disabled, title: b.title }));
+  const socketsBefore = sockets.length;
+  await page.type("#login-user", "bob");
+  await page.type("#login-password", "not bob's");
+  await page.click("#login-submit");
+  await waitFor(page, () => /wrong user or password/.test(document.querySelector("#login-error").textContent),
+    undefined, 15_000);
+  await page.$eval("#login-password", (e) => (e.value = ""));
+  await page.type("#login-password", password);
+  await page.click("#login-submit");
+  await page.waitForSelector("#login[hidden]", { timeout: 15_000 });
+  await waitFor(page, () => !document.querySelector("#logout").hidden && !document.querySelector("#stop").disabled);
+  for (let k = 0; k < 50 && sockets.length === socketsBefore; k++) await sleep(100);
+  const socketAfter = sockets.at(-1) ?? "";
+  const cookies = await page.cookies();
+  const session = cookies.find((c) => c.name === "tether_session");
+  // bob takes the second site's lease: the site names him as its holder.
+  await waitFor(page, () => document.querySelectorAll("tr.site").length >= 2);
+  const site = await page.evaluate(() =>
+    [...document.querySelectorAll("tr.site")].map((r) => r.dataset.site).find((n) => n !== "left"));
+  await takeControl(page, site);
+  const holder = `tr.site[data-site="${site}"] .lease-holder`;
+  await waitFor(page, (h) => document.querySelector(h).textContent === "bob", holder, 10_000);
+  await shot(page, "logged_in.png", { viewport: true });
+  await page.click(`tr.site[data-site="${site}"] button.lease`);  // give it back
+  await waitFor(page, () => /released/.test(document.querySelector("#lease-msg").textContent));
+  await page.click("#logout");
+  await page.waitForSelector("#login:not([hidden])", { timeout: 10_000 });
+  const stopAfter = await page.$eval("#stop", (b) => ({ disabled: b.disabled, title: b.title }));
+  await shot(page, "login.png", { viewport: true });
+  console.log(`logins: sockets before the login ${socketsBefore}, then ${socketAfter.replace(/[0-9a-f]{64}/, "<token>")}; ` +
+    `cookie ${JSON.stringify({ httpOnly: session?.httpOnly, secure: session?.secure, sameSite: session?.sameSite })}; ` +
+    `${site}'s lease holder shown as bob; STOP before ${JSON.stringify(stopBefore)}, after the logout ${JSON.stringify(stopAfter)}`);
+  assert.equal(socketsBefore, 0, "a socket before the login");
+  assert.match(socketAfter, /^wss:\/\/.*\/ws\?csrf=[0-9a-f]{64}$/);
+  assert.ok(session && session.httpOnly && session.secure && session.sameSite === "Strict",
+    JSON.stringify(session));
+  assert.deepEqual(stopBefore, { disabled: true, title: "log in to stop" });
+  assert.deepEqual(stopAfter, { disabled: true, title: "log in to stop" });
+  assert.deepEqual(errors, []);
+  await page.close();
 });

@@ -6,7 +6,8 @@
 # Installs the pinned npm packages (npm ci), builds the front end (local_site/web/dist),
 # makes test credentials, starts two remote sites (tether-remote --serve, door scene), stores
 # the teleoperation task on the first, starts tether-ground --web on a free loopback port
-# with the browser's gamepad as its hand controller, runs the tests in headless chromium
+# with the browser's gamepad as its hand controller and a second one with logins over HTTPS
+# (--web-tls, --web-users: bob), runs the tests in headless chromium
 # (puppeteer-core) and stops everything on exit. Screenshots: build/browser-artifacts/.
 set -euo pipefail
 build=$(realpath "${1:?usage: tests/browser/run.sh BUILD_DIR}")
@@ -58,7 +59,8 @@ npm_ci "$here"
 echo "== credentials and two remote sites (door scene) =="
 export TETHER_DATA_DIR="$src/common"
 pki=$work/pki
-bash "$src/deploy/make-pki.sh" init "$pki" --site left --site right --person alice=operator >/dev/null
+bash "$src/deploy/make-pki.sh" init "$pki" --site left --site right --person alice=operator \
+  --person bob=operator >/dev/null
 serve() {  # serve NAME: a remote site on a free loopback port, written to $work/NAME.port
   "$bin_remote" --serve 127.0.0.1:0 --site "$1" --scene door --port-file "$work/$1.port" \
     --config "$pki/sites/$1.conf" --audit "$work/audit-$1.jsonl" >"$work/remote-$1.log" 2>&1 &
@@ -99,8 +101,28 @@ done
 for _ in $(seq 100); do curl -fsS "$url/api/health" >/dev/null 2>&1 && break; sleep 0.1; done
 echo "console at $url"
 
+echo "== a second tether-ground --web with logins over HTTPS (bob may log in) =="
+password="bob's passphrase $RANDOM"
+echo "bob $("$bin_ground" --hash-password <<<"$password") people/bob.pem people/bob.key" \
+  >"$pki/web-users.txt"
+"$bin_ground" --site left="$left" --site right="$right" --config "$pki/people/alice.conf" \
+  --device none --web 127.0.0.1:0 --web-root "$src/local_site/web/dist" \
+  --web-tls "$pki/sites/left.pem,$pki/sites/left.key" --web-users "$pki/web-users.txt" \
+  >"$work/ground-logins.log" 2>&1 &
+pids+=($!)
+login_url=""
+for _ in $(seq 200); do
+  login_url=$(grep -oE 'https://127\.0\.0\.1:[0-9]+' "$work/ground-logins.log" | head -1 || true)
+  [ -n "$login_url" ] && break
+  kill -0 "${pids[-1]}" 2>/dev/null || { echo "run.sh: tether-ground (logins) exited" >&2; exit 1; }
+  sleep 0.1
+done
+[ -n "$login_url" ] || { echo "run.sh: tether-ground (logins) printed no console URL" >&2; exit 1; }
+echo "console with logins at $login_url"
+
 echo "== browser tests (headless chromium, puppeteer-core) =="
 cd "$here"
+TETHER_LOGIN_URL=$login_url/ TETHER_LOGIN_PASSWORD=$password \
 TETHER_CONSOLE_URL=$url/ TETHER_ARTIFACTS=$artifacts TETHER_TEST_TASK=door_shared \
   TETHER_STOP_SITE=left TETHER_STOP_TASK=door_force \
   node --test console.test.mjs

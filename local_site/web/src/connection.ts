@@ -1,6 +1,8 @@
 // The one WebSocket to the ground station: requests with ids and promised replies, typed
 // message fan-out, and reconnection with exponential backoff (0.25 s doubling to 5 s) so a
-// restarted ground is picked up without a page reload.
+// restarted ground is picked up without a page reload. Each (re)connection first asks
+// `target` for the address: with logins on, that checks the session, and null (a login is
+// needed) holds the connection closed until start() is called again after a login.
 import { RequestError, type ReplyMsg, type ServerMsg } from "./protocol";
 
 export type ConnState = "connecting" | "open" | "closed";
@@ -24,12 +26,19 @@ export class Connection {
   private stateHandlers = new Set<(s: ConnState, detail: string) => void>();
   private backoffMs = 250;
   private retryTimer = 0;
+  /** Bumped by start() and close(): an open() begun before is abandoned. */
+  private generation = 0;
   state: ConnState = "closed";
 
-  constructor(private readonly url: string) {}
+  constructor(private readonly target: () => Promise<string | null>) {}
 
+  /** Connects (again, after close() or a login), unless a socket is already open. */
   start(): void {
-    this.open();
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) return;
+    window.clearTimeout(this.retryTimer);
+    this.drop();
+    this.generation++;
+    void this.open();
   }
 
   on<K extends keyof ByType>(type: K, h: Handler<ByType[K]>): void {
@@ -77,13 +86,27 @@ export class Connection {
     for (const h of this.stateHandlers) h(s, detail);
   }
 
-  private open(): void {
-    this.setState("connecting", this.url);
-    const ws = new WebSocket(this.url);
+  private async open(): Promise<void> {
+    const generation = this.generation;
+    this.setState("connecting", "");
+    let url: string | null;
+    try {
+      url = await this.target();
+    } catch (e) {
+      url = null;
+      console.error("tether: no address to connect to:", e);
+    }
+    if (generation !== this.generation) return;
+    if (url === null) {
+      this.setState("closed", "log in to connect");
+      return;
+    }
+    this.setState("connecting", url);
+    const ws = new WebSocket(url);
     this.ws = ws;
     ws.onopen = () => {
       this.backoffMs = 250;
-      this.setState("open", this.url);
+      this.setState("open", url);
     };
     ws.onmessage = (ev: MessageEvent) => {
       if (typeof ev.data !== "string") return;
@@ -108,24 +131,38 @@ export class Connection {
     ws.onclose = (ev: CloseEvent) => {
       if (this.ws !== ws) return;
       this.ws = null;
-      // Requests in flight will never get their reply on a new socket.
-      for (const [id, p] of this.pending) {
-        window.clearTimeout(p.timer);
-        p.reject(new RequestError("connection to the ground station closed", [], null));
-        this.pending.delete(id);
-      }
+      this.failPending();
       const wait = this.backoffMs;
       this.backoffMs = Math.min(this.backoffMs * 2, 5000);
       this.setState("closed", `closed (${ev.code}); retrying in ${(wait / 1000).toFixed(2)} s`);
-      this.retryTimer = window.setTimeout(() => this.open(), wait);
+      this.retryTimer = window.setTimeout(() => void this.open(), wait);
     };
   }
 
-  /** Closes for good (page unload): no reconnection. */
-  close(): void {
-    window.clearTimeout(this.retryTimer);
+  /** Requests in flight will never get their reply on a new socket. */
+  private failPending(): void {
+    for (const [id, p] of this.pending) {
+      window.clearTimeout(p.timer);
+      p.reject(new RequestError("connection to the ground station closed", [], null));
+      this.pending.delete(id);
+    }
+  }
+
+  /** Forgets the socket without a reconnection (its close event is then ignored). */
+  private drop(): void {
     const ws = this.ws;
     this.ws = null;
-    ws?.close();
+    if (ws) {
+      ws.close();
+      this.failPending();
+    }
+  }
+
+  /** Closes with no reconnection until start() (page unload, logout). */
+  close(): void {
+    window.clearTimeout(this.retryTimer);
+    this.generation++;
+    this.drop();
+    this.setState("closed", "closed");
   }
 }

@@ -1,5 +1,6 @@
 // The operator console: one WebSocket to the ground station (same host, /ws), a store of
-// what it said, and one module per view.
+// what it said, and one module per view. With logins on (tether-ground --web-users), the
+// session is checked first and the socket waits for a login.
 import "./style.css";
 import { Connection } from "./connection";
 import { Store, stats } from "./store";
@@ -10,6 +11,7 @@ import { mountPlots } from "./plots";
 import { mountTasks } from "./tasks";
 import { mountTeleop } from "./teleop";
 import { mountAudit } from "./audit";
+import { Session, mountLogin } from "./session";
 
 declare global {
   interface Window {
@@ -22,8 +24,10 @@ window.__tetherStats = stats;
 // often share a frame and the redraw rate fell to 22 Hz; at 60 Hz the plots redraw at the
 // frame rate the machine manages (the 3-D view is capped separately on a software GL).
 const TELEMETRY_HZ = 60;
-const wsUrl = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
-const conn = new Connection(wsUrl);
+const session = new Session();
+// Every (re)connection asks the ground for the session first: a closed socket may mean a
+// logout or an expired session, which the login form then asks to renew.
+const conn = new Connection(async () => ((await session.check()) ? session.wsUrl() : null));
 const store = new Store(conn);
 // What the browser tests read besides the counters: the active site's latest telemetry and
 // every teleoperation state the ground announced.
@@ -43,7 +47,8 @@ conn.on("hello", () => {
   });
 });
 
-mountHeader(byId("header"), conn, store);
+mountLogin(session, () => conn.start());
+mountHeader(byId("header"), conn, store, session);
 mountSites(byId("sites"), conn, store);
 mountTeleop(byId("teleop"), conn, store);
 mountScene(byId("scene"), store);
