@@ -1,5 +1,9 @@
 #include "tether/local/web/web_server.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <boost/asio.hpp>
@@ -131,10 +135,25 @@ json error_reply(const json& id, const std::string& message) {
 }
 
 // A small pool of threads for blocking calls.
+// The console's threads run at nice kConsoleNice: on a machine whose cores the link's gRPC
+// threads share with browsers' telemetry, the link goes first (the real-time threads are
+// SCHED_FIFO and above both anyway). The stop worker keeps the default: a STOP is not
+// the console's to delay. Failing to lower it (a sandbox) leaves the default.
+constexpr int kConsoleNice = 5;
+void lower_priority() {
+  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), kConsoleNice);
+}
+
 class Workers {
  public:
-  explicit Workers(int count) {
-    for (int i = 0; i < count; ++i) threads_.emplace_back([this] { run(); });
+  // `nice`: the threads yield to the link (lower_priority) unless they carry STOPs.
+  explicit Workers(int count, bool nice = true) {
+    for (int i = 0; i < count; ++i) {
+      threads_.emplace_back([this, nice] {
+        if (nice) lower_priority();
+        run();
+      });
+    }
   }
   ~Workers() { join(); }
   void post(std::function<void()> job) {
@@ -197,8 +216,10 @@ struct SiteView {
   LatestSlot<Sample> slot;
   std::atomic<std::uint64_t> published{0};
   // Server thread only.
-  std::uint64_t seq = 0;        // samples taken from the slot
-  std::optional<json> message;  // the telemetry message of sample `seq`, once built
+  std::uint64_t seq = 0;  // samples taken from the slot
+  // The telemetry message of sample `seq`, once built and serialised: the same text for
+  // every client (each adds only its own "dropped"), so ten clients cost one dump.
+  std::optional<std::string> message;
   std::uint64_t message_seq = 0;
   ExecutorState state = ExecutorState::kUnspecified;
   std::uint64_t task_id = 0;
@@ -230,7 +251,7 @@ class WsSession : public std::enable_shared_from_this<WsSession> {
   void start(http::request<http::string_body> request);
   void send(std::string text);
   // Sends sample `seq` of site `site` (only when due()).
-  void offer_telemetry(std::size_t site, std::uint64_t seq, json& message);
+  void offer_telemetry(std::size_t site, std::uint64_t seq, const std::string& message);
   void close();
 
   std::uint64_t id() const { return id_; }
@@ -474,11 +495,17 @@ void WsSession::send(std::string text) {
   if (!writing_) write();
 }
 
-void WsSession::offer_telemetry(std::size_t site, std::uint64_t seq, json& message) {
+void WsSession::offer_telemetry(std::size_t site, std::uint64_t seq, const std::string& message) {
   sent_seq_[site] = seq;
-  message["dropped"] = dropped_;
+  // `message` is a JSON object: its closing brace gives way to this client's count.
+  std::string text;
+  text.reserve(message.size() + 32);
+  text.append(message, 0, message.size() - 1);
+  text += ",\"dropped\":";
+  text += std::to_string(dropped_);
+  text += '}';
   server_.sent.fetch_add(1);
-  send(message.dump());
+  send(std::move(text));
 }
 
 void WsSession::write() {
@@ -1278,7 +1305,8 @@ void WebServer::Impl::tick() {
         const SiteView::Sample& sample = s.slot.front();
         s.message = telemetry_message(s.site.name, sample.telemetry, s.arm.get(),
                                       s.task ? &*s.task : nullptr, s.rtt_ms,
-                                      sample.has_predicted ? &sample.predicted : nullptr);
+                                      sample.has_predicted ? &sample.predicted : nullptr)
+                        .dump();
         s.message_seq = s.seq;
       }
       session->offer_telemetry(i, s.seq, *s.message);
@@ -1445,13 +1473,19 @@ WebServer::WebServer(WebServerOptions options, const std::vector<WebSite>& sites
   }
   m.port = m.acceptor->local_endpoint().port();
   m.workers = std::make_unique<Workers>(m.options.workers);
-  m.stopper = std::make_unique<Workers>(1);
+  m.stopper = std::make_unique<Workers>(1, false);
   m.checker = std::make_unique<Workers>(1);
   m.timer = std::make_unique<net::steady_timer>(*m.ioc);
   m.accept();
   m.tick();
-  m.thread = std::thread([&m] { m.ioc->run(); });
-  m.poller = std::thread([&m] { m.poll_sites(); });
+  m.thread = std::thread([&m] {
+    lower_priority();
+    m.ioc->run();
+  });
+  m.poller = std::thread([&m] {
+    lower_priority();
+    m.poll_sites();
+  });
 }
 
 WebServer::~WebServer() {
