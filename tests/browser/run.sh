@@ -85,19 +85,25 @@ sed -e 's/max_torque_nm: 60/max_torque_nm: 200/' -e 's/stall_timeout_s: [0-9.]*/
 "$bin_console" --remote "$left" --config "$pki/people/alice.conf" \
   upload "$src/remote_site/tasks/door_force.textproto" --no-preview >/dev/null
 
+# console_url LOG: the console address the last started tether-ground prints in LOG.
+console_url() {
+  local found=""
+  for _ in $(seq 200); do
+    found=$(grep -oE 'https?://(127\.0\.0\.1|localhost|\[::1\]):[0-9]+' "$1" | head -1 || true)
+    [ -n "$found" ] && break
+    kill -0 "${pids[-1]}" 2>/dev/null || { echo "run.sh: tether-ground exited ($1)" >&2; exit 1; }
+    sleep 0.1
+  done
+  [ -n "$found" ] || { echo "run.sh: tether-ground printed no console URL ($1)" >&2; exit 1; }
+  echo "$found"
+}
+
 echo "== tether-ground --web (the browser's gamepad teleoperates 'left') =="
 "$bin_ground" --site left="$left" --site right="$right" --config "$pki/people/alice.conf" \
   --teleop left --device web --web 127.0.0.1:0 --web-root "$src/local_site/web/dist" \
   >"$work/ground.log" 2>&1 &
 pids+=($!)
-url=""
-for _ in $(seq 200); do
-  url=$(grep -oE 'https?://(127\.0\.0\.1|localhost|\[::1\]):[0-9]+' "$work/ground.log" | head -1 || true)
-  [ -n "$url" ] && break
-  kill -0 "${pids[-1]}" 2>/dev/null || { echo "run.sh: tether-ground exited" >&2; exit 1; }
-  sleep 0.1
-done
-[ -n "$url" ] || { echo "run.sh: tether-ground printed no console URL" >&2; exit 1; }
+url=$(console_url "$work/ground.log")
 for _ in $(seq 100); do curl -fsS "$url/api/health" >/dev/null 2>&1 && break; sleep 0.1; done
 echo "console at $url"
 
@@ -110,14 +116,7 @@ echo "bob $("$bin_ground" --hash-password <<<"$password") people/bob.pem people/
   --web-tls "$pki/sites/left.pem,$pki/sites/left.key" --web-users "$pki/web-users.txt" \
   >"$work/ground-logins.log" 2>&1 &
 pids+=($!)
-login_url=""
-for _ in $(seq 200); do
-  login_url=$(grep -oE 'https://127\.0\.0\.1:[0-9]+' "$work/ground-logins.log" | head -1 || true)
-  [ -n "$login_url" ] && break
-  kill -0 "${pids[-1]}" 2>/dev/null || { echo "run.sh: tether-ground (logins) exited" >&2; exit 1; }
-  sleep 0.1
-done
-[ -n "$login_url" ] || { echo "run.sh: tether-ground (logins) printed no console URL" >&2; exit 1; }
+login_url=$(console_url "$work/ground-logins.log")
 echo "console with logins at $login_url"
 
 echo "== browser tests (headless chromium, puppeteer-core) =="

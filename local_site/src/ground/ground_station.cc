@@ -300,8 +300,10 @@ namespace {
 // person who took it: a session with their certificate for as long as they hold it, then
 // the next person's. The site accepts the stream only from its lease holder, so the lease
 // and the audit trail name the person moving the arm.
+// `base`: the ground's own session options (site, rate, settle); each person's session
+// takes their name and credentials instead.
 int teleoperate_for_people(web::WebServer& server, OperatorInput& input, const SiteAddress& site,
-                           const GroundOptions& options,
+                           const TeleopOptions& base,
                            const std::vector<std::unique_ptr<SiteWatch>>& watches,
                            std::ostream& out, std::mutex& out_mutex) {
   {
@@ -316,12 +318,9 @@ int teleoperate_for_people(web::WebServer& server, OperatorInput& input, const S
       continue;
     }
     const ClientOptions client = server.person_options(person);
-    TeleopOptions teleop;
-    teleop.address = site.address;
+    TeleopOptions teleop = base;
     teleop.operator_name = person;
     teleop.credentials = client.credentials;
-    teleop.rate = options.rate;
-    teleop.settle = options.settle;
     TeleopSession session(input, teleop);
     session.start();
     {
@@ -458,15 +457,6 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
   HandControllerOptions device_options = options.device_options;
   device_options.web = gamepad;
   OperatorInput input(open_hand_controller(options.device, io, device_options), options.input);
-  if (web_server && !options.web_users.empty() && options.device == "web") {
-    return teleoperate_for_people(*web_server, input, teleop_site, options, watches, out,
-                                  out_mutex);
-  }
-  {
-    std::lock_guard lock(out_mutex);
-    out << "[" << teleop_site.name << "] teleoperating with " << input.device().describe() << ", "
-        << to_string(input.mode()) << " mode, " << options.rate << " Hz" << std::endl;
-  }
   TeleopOptions teleop;
   teleop.address = teleop_site.address;
   teleop.operator_name = operator_name;
@@ -476,6 +466,14 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
   // The session runs until told: the duration is kept below, where the stream is ended
   // before the task is stopped.
   teleop.duration = 0.0;
+  if (web_server && !options.web_users.empty() && options.device == "web") {
+    return teleoperate_for_people(*web_server, input, teleop_site, teleop, watches, out, out_mutex);
+  }
+  {
+    std::lock_guard lock(out_mutex);
+    out << "[" << teleop_site.name << "] teleoperating with " << input.device().describe() << ", "
+        << to_string(input.mode()) << " mode, " << options.rate << " Hz" << std::endl;
+  }
   // Built before the session: fetching the task and compiling the scene take a round trip
   // and a moment that must not delay the start.
   std::unique_ptr<LocalModel> model;  // outlives the session (declared first)
