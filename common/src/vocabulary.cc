@@ -18,6 +18,8 @@ const char* to_string(ExecutorState state) {
       return "stopping";
     case ExecutorState::kStopped:
       return "stopped";
+    case ExecutorState::kRecovering:
+      return "recovering";
   }
   return "unknown";
 }
@@ -60,6 +62,8 @@ const char* to_string(BreachCause cause) {
       return "ground link lost";
     case BreachCause::kVisualTargetLost:
       return "visual target lost";
+    case BreachCause::kInvalidIncrement:
+      return "invalid increment";
   }
   return "unknown";
 }
@@ -128,6 +132,7 @@ const char* unit_of(BreachCause cause) {
     case BreachCause::kOperatorStop:
     case BreachCause::kDeadmanReleased:
     case BreachCause::kGroundLinkLost:
+    case BreachCause::kInvalidIncrement:
       return "";
   }
   return "";

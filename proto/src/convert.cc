@@ -207,6 +207,8 @@ ExecutorState to_executor_state(v1::ExecutorState state, const std::string& path
       return ExecutorState::kStopping;
     case v1::EXECUTOR_STATE_STOPPED:
       return ExecutorState::kStopped;
+    case v1::EXECUTOR_STATE_RECOVERING:
+      return ExecutorState::kRecovering;
     default:
       break;
   }
@@ -225,6 +227,8 @@ v1::ExecutorState from_executor_state(ExecutorState state) {
       return v1::EXECUTOR_STATE_STOPPING;
     case ExecutorState::kStopped:
       return v1::EXECUTOR_STATE_STOPPED;
+    case ExecutorState::kRecovering:
+      return v1::EXECUTOR_STATE_RECOVERING;
   }
   return v1::EXECUTOR_STATE_UNSPECIFIED;
 }
@@ -267,6 +271,8 @@ BreachCause to_breach_cause(v1::BreachCause cause, const std::string& path) {
       return BreachCause::kGroundLinkLost;
     case v1::BREACH_CAUSE_VISUAL_TARGET_LOST:
       return BreachCause::kVisualTargetLost;
+    case v1::BREACH_CAUSE_INVALID_INCREMENT:
+      return BreachCause::kInvalidIncrement;
     default:
       break;
   }
@@ -311,6 +317,8 @@ v1::BreachCause from_breach_cause(BreachCause cause) {
       return v1::BREACH_CAUSE_GROUND_LINK_LOST;
     case BreachCause::kVisualTargetLost:
       return v1::BREACH_CAUSE_VISUAL_TARGET_LOST;
+    case BreachCause::kInvalidIncrement:
+      return v1::BREACH_CAUSE_INVALID_INCREMENT;
   }
   return v1::BREACH_CAUSE_NONE;
 }
@@ -386,6 +394,7 @@ remote::TeleoperationCounters to_teleoperation_counters(const v1::TeleoperationC
   out.stale = counters.stale();
   out.enabled = counters.enabled();
   out.ended = counters.ended();
+  out.awaiting_release = counters.awaiting_release();
   out.stall_bound = counters.stall_bound_s();
   out.playout_delay = counters.playout_delay_s();
   return out;
@@ -402,8 +411,99 @@ void from_teleoperation_counters(const remote::TeleoperationCounters& counters,
   out->set_stale(counters.stale);
   out->set_enabled(counters.enabled);
   out->set_ended(counters.ended);
+  out->set_awaiting_release(counters.awaiting_release);
   out->set_stall_bound_s(counters.stall_bound);
   out->set_playout_delay_s(counters.playout_delay);
+}
+
+SceneDescription to_scene(const v1::SceneDescription& scene, const std::string& path) {
+  SceneDescription out;
+  out.name = scene.name();
+  for (int i = 0; i < scene.bodies_size(); ++i) {
+    const v1::SceneBody& b = scene.bodies(i);
+    const std::string at = path + ".bodies[" + std::to_string(i) + "]";
+    SceneBody body;
+    body.name = b.name();
+    switch (b.shape()) {
+      case v1::SceneBody::SHAPE_BOX:
+        body.shape = SceneBody::Shape::kBox;
+        break;
+      case v1::SceneBody::SHAPE_SPHERE:
+        body.shape = SceneBody::Shape::kSphere;
+        break;
+      case v1::SceneBody::SHAPE_CYLINDER:
+        body.shape = SceneBody::Shape::kCylinder;
+        break;
+      default:
+        throw ConversionError(at + ".shape", " = " + std::to_string(b.shape()) +
+                                                 ": must be SHAPE_BOX, SHAPE_SPHERE or "
+                                                 "SHAPE_CYLINDER");
+    }
+    body.size = to_vector3(b.size(), at + ".size");
+    if (body.size.x() <= 0.0 ||
+        (body.shape == SceneBody::Shape::kBox && body.size.minCoeff() <= 0.0) ||
+        (body.shape == SceneBody::Shape::kCylinder && body.size.z() <= 0.0)) {
+      throw ConversionError(at + ".size", ": the shape's sizes must be > 0");
+    }
+    body.pose = to_frame(b.pose(), at + ".pose");
+    body.joint = b.joint();
+    body.obstacle = b.obstacle();
+    body.contact = b.contact();
+    out.bodies.push_back(std::move(body));
+  }
+  for (int i = 0; i < scene.joints_size(); ++i) {
+    const v1::SceneJoint& j = scene.joints(i);
+    const std::string at = path + ".joints[" + std::to_string(i) + "]";
+    SceneJoint joint;
+    joint.name = j.name();
+    joint.position = to_vector3(j.position(), at + ".position");
+    joint.axis = to_vector3(j.axis(), at + ".axis");
+    if (!(joint.axis.norm() > 1e-9)) throw ConversionError(at + ".axis", ": must not be zero");
+    joint.axis.normalize();
+    if (!std::isfinite(j.lower()) || !std::isfinite(j.upper()) || j.lower() > j.upper()) {
+      throw ConversionError(at + ".lower", " = " + std::to_string(j.lower()) +
+                                               ": must be finite and <= upper (" +
+                                               std::to_string(j.upper()) + ")");
+    }
+    joint.lower = j.lower();
+    joint.upper = j.upper();
+    joint.aux_index = j.aux_index();
+    out.joints.push_back(std::move(joint));
+  }
+  return out;
+}
+
+void from_scene(const SceneDescription& scene, v1::SceneDescription* out) {
+  out->set_name(scene.name);
+  for (const SceneBody& body : scene.bodies) {
+    v1::SceneBody* b = out->add_bodies();
+    b->set_name(body.name);
+    switch (body.shape) {
+      case SceneBody::Shape::kBox:
+        b->set_shape(v1::SceneBody::SHAPE_BOX);
+        break;
+      case SceneBody::Shape::kSphere:
+        b->set_shape(v1::SceneBody::SHAPE_SPHERE);
+        break;
+      case SceneBody::Shape::kCylinder:
+        b->set_shape(v1::SceneBody::SHAPE_CYLINDER);
+        break;
+    }
+    from_vector3(body.size, b->mutable_size());
+    from_frame(body.pose, b->mutable_pose());
+    b->set_joint(body.joint);
+    b->set_obstacle(body.obstacle);
+    b->set_contact(body.contact);
+  }
+  for (const SceneJoint& joint : scene.joints) {
+    v1::SceneJoint* j = out->add_joints();
+    j->set_name(joint.name);
+    from_vector3(joint.position, j->mutable_position());
+    from_vector3(joint.axis, j->mutable_axis());
+    j->set_lower(joint.lower);
+    j->set_upper(joint.upper);
+    j->set_aux_index(joint.aux_index);
+  }
 }
 
 }  // namespace tether::proto

@@ -158,6 +158,18 @@ int main(int argc, char** argv) {
       ->transform(cli::Seconds())
       ->group(serve_group);
 
+  RecoveryLimits recovery;
+  app.add_option("--recovery-joint-speed", recovery.joint_speed,
+                 "fastest a recovery moves a joint out of a stop (default 0.1 rad/s)")
+      ->option_text("RAD_PER_S")
+      ->check(CLI::Range(0.001, 1.0))
+      ->group(serve_group);
+  app.add_option("--recovery-tool-speed", recovery.tool_speed,
+                 "fastest a recovery moves the tool out of a stop (default 0.02 m/s)")
+      ->option_text("M_PER_S")
+      ->check(CLI::Range(0.0001, 0.25))
+      ->group(serve_group);
+
   std::string task_path, csv, plot, hand;
   bool validate_only = false;
   auto* task_option =
@@ -228,7 +240,9 @@ int main(int argc, char** argv) {
         sim_options.scene = scene;
         sim_options.wrist = wrist;
         sim_options.initial_position = default_initial_position(scene, arm_model);
-        arm = std::make_unique<SimulatedArm>(arm_model, sim_options);
+        auto simulated = std::make_unique<SimulatedArm>(arm_model, sim_options);
+        options.scene = simulated->scene_description();
+        arm = std::move(simulated);
         options.arm_link = "embedded simulation, scene " + scene_name;
       } else {
         // Validated while parsing: udp:HOST:PORT.
@@ -251,6 +265,7 @@ int main(int argc, char** argv) {
                            : !task_dir.empty() ? task_dir + "/audit.jsonl"
                                                : std::string();
       options.quotas = quotas;
+      options.recovery = recovery;
       return serve_remote_site(*arm, options, duration_given ? duration : 0.0, [&](int port) {
         const std::string host = serve_address.substr(0, serve_address.rfind(':'));
         std::printf("tether-remote: serving on %s:%d\n", host.c_str(), port);

@@ -33,8 +33,8 @@ void expect_distinct_names(Enum last) {
 }
 
 TEST(Vocabulary, EveryEnumeratorHasItsOwnName) {
-  expect_distinct_names(ExecutorState::kStopped);
-  expect_distinct_names(BreachCause::kVisualTargetLost);
+  expect_distinct_names(ExecutorState::kRecovering);
+  expect_distinct_names(BreachCause::kInvalidIncrement);
   expect_distinct_names(ResolverKind::kShake);
 }
 

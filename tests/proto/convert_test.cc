@@ -162,9 +162,9 @@ void expect_round_trips(Domain last, Wire wire_max, Domain (*to)(Wire, const std
 }
 
 TEST(ProtoConvert, SharedEnumsRoundTripEveryValue) {
-  expect_round_trips(ExecutorState::kStopped, v1::ExecutorState_MAX, &to_executor_state,
+  expect_round_trips(ExecutorState::kRecovering, v1::ExecutorState_MAX, &to_executor_state,
                      &from_executor_state, "ExecutorState");
-  expect_round_trips(BreachCause::kVisualTargetLost, v1::BreachCause_MAX, &to_breach_cause,
+  expect_round_trips(BreachCause::kInvalidIncrement, v1::BreachCause_MAX, &to_breach_cause,
                      &from_breach_cause, "BreachCause");
   expect_round_trips(static_cast<Behaviour>(kBehaviourCount), v1::Behaviour_MAX, &to_behaviour,
                      &from_behaviour, "Behaviour");

@@ -233,6 +233,23 @@ int cmd_status(Context& c) {
     c.out << '\n';
   }
   if (!s.last_reset.empty()) c.out << "last reset   " << s.last_reset << '\n';
+  if (s.recovery.outcome != "none") {
+    c.out << "recovery     " << s.recovery.outcome << " (" << s.recovery.motion << ")\n";
+  }
+  if (!s.scene.name.empty()) {
+    c.out << "scene        " << s.scene.name << " (" << s.scene.bodies.size() << " bodies, "
+          << s.scene.joints.size() << " joints)\n";
+  }
+  if (s.timing.sample_unix_ns > 0) {
+    // The sample's own time, so a value read late is never shown as current.
+    const auto now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+    std::snprintf(line, sizeof line, "sampled      %.1f ms ago (cycle %llu)\n",
+                  static_cast<double>(now - s.timing.sample_unix_ns) * 1e-6,
+                  static_cast<unsigned long long>(s.timing.cycles));
+    c.out << line;
+  }
   return kExitOk;
 }
 
@@ -247,9 +264,20 @@ int cmd_preview(Context& c) {
 // Previews a validated task (unless --no-preview) and stores it on the remote site as
 // `name` (--replace overwrites): `tether upload` and `tether do --upload`. A predicted
 // breach refuses the upload unless `force`; `overrides` tells the operator how to proceed.
+// `scene_from_site`: preview in the scene the site reports, when it names one.
 int upload_task(Context& c, const TaskParameters& task, const std::string& name,
-                const PreviewOptions& options, bool force, const char* overrides) {
+                PreviewOptions options, bool force, const char* overrides,
+                bool scene_from_site = false) {
   if (!c.args.has("--no-preview")) {
+    // Without --scene the preview runs in the scene the site reports, so it predicts what the
+    // site's arm will meet (a door task previewed in free space predicts no breach).
+    if (scene_from_site) {
+      const SiteStatus site = client(c).status();
+      if (remote::scene_from_name(site.scene.name)) {
+        options.scene = site.scene.name;
+        c.out << "previewing in the site's scene '" << site.scene.name << "'\n";
+      }
+    }
     const PreviewReport report = preview_task(task, options);
     c.out << format_preview(report);
     if (report.breach && !force) {
@@ -272,7 +300,8 @@ int cmd_upload(Context& c) {
   if (name.empty()) name = std::filesystem::path(path).stem().string();
   if (task.name.empty()) task.name = name;
   return upload_task(c, task, name, options, c.args.has("--force"),
-                     "--force uploads anyway, --no-preview skips the preview");
+                     "--force uploads anyway, --no-preview skips the preview",
+                     !c.args.has("--scene"));
 }
 
 int cmd_list(Context& c) {
@@ -325,8 +354,8 @@ int start_task(Context& c, const std::string& name) {
   for (;;) {
     const bool this_task = s.task_id == id;
     if (this_task) state = s.state;
-    if ((this_task &&
-         (s.state == ExecutorState::kStopping || s.state == ExecutorState::kStopped)) ||
+    // A stop ends the wait once the arm is at rest (its ramp takes the task's stop time).
+    if ((this_task && s.state == ExecutorState::kStopped) ||
         std::chrono::steady_clock::now() >= end) {
       break;
     }
@@ -373,6 +402,62 @@ int cmd_reset(Context& c) {
     return kExitRefused;
   }
   c.out << "reset accepted" << (result.message.empty() ? "" : ": " + result.message) << '\n';
+  return kExitOk;
+}
+
+// Moves a stopped arm out of the breach that keeps it stopped, waits for the motion to end
+// and, with --reset, resets: a pendant's "move out of limit".
+int cmd_recover(Context& c) {
+  RecoveryMotion motion;
+  const bool jog = c.args.has("--joint");
+  if (jog == c.args.has("--retreat") || jog != c.args.has("--by")) {
+    c.err << "tether: recover needs either --joint J --by RAD (a joint-limit stop) or "
+             "--retreat D (a proximity or singularity stop)\n";
+    return kExitUsage;
+  }
+  if (jog) {
+    motion.joint = static_cast<int>(cli::parse_count(c.args.get("--joint"), 1, kArmDof));
+    motion.distance = cli::parse_number(c.args.get("--by"));
+  } else {
+    motion.distance = cli::parse_number(c.args.get("--retreat"));
+  }
+  if (c.args.has("--speed")) motion.speed = cli::parse_number(c.args.get("--speed"));
+  RemoteSiteClient site = client(c);
+  RecoveryStatus r;
+  try {
+    r = site.recover(motion);
+  } catch (const RemoteError& e) {
+    if (e.code() != RemoteCode::kFailedPrecondition) throw;
+    c.err << "tether: " << e.message() << '\n';
+    return kExitRefused;
+  }
+  c.out << "recovering: " << r.motion << '\n';
+  // The motion takes its amount over the speed, plus the ramps; the wait allows for more.
+  const double speed = motion.speed > 0.0 ? motion.speed : 0.001;
+  const auto end = std::chrono::steady_clock::now() +
+                   std::chrono::duration<double>(std::abs(motion.distance) / speed + 10.0);
+  SiteStatus s = site.status();
+  while (s.state == ExecutorState::kRecovering && std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    s = site.status();
+  }
+  char line[160];
+  std::snprintf(line, sizeof line, "recovery %s after %.4g of %.4g; the arm is %s\n",
+                s.recovery.outcome.c_str(), s.recovery.moved,
+                s.recovery.moved + s.recovery.remaining, to_string(s.state));
+  c.out << line;
+  if (s.recovery.outcome != "done") {
+    if (s.breach && !s.breach.description.empty())
+      c.err << "tether: " << s.breach.description << '\n';
+    return kExitError;
+  }
+  if (!c.args.has("--reset")) return kExitOk;
+  const ResetResult result = site.reset();
+  if (!result.accepted) {
+    c.err << "tether: reset refused: " << result.message << '\n';
+    return kExitRefused;
+  }
+  c.out << "reset accepted\n";
   return kExitOk;
 }
 
@@ -653,7 +738,9 @@ const std::vector<Command>& commands() {
         {"--force", nullptr, "upload even if the preview predicts a bound breach"},
         {"--arm", "A", "arm to validate and preview against: iiwa7 (default) or panda",
          preview_arm_check()},
-        {"--scene", "S", "preview scene: free (default), door, wall, obstacles, proximity",
+        {"--scene", "S",
+         "preview scene: free, door, wall, obstacles, proximity (default: the\nsite's scene, else "
+         "free)",
          scene_check()},
         {"--duration", "T", "preview duration (default: last waypoint + 1 s, else 5 s)",
          seconds_check()}},
@@ -691,6 +778,24 @@ const std::vector<Command>& commands() {
        {},
        {},
        cmd_reset},
+      {"recover",
+       "recover (--joint J --by RAD | --retreat D) [--speed V] [--reset]",
+       "Moves a stopped arm out of the breach that keeps it stopped (a pendant's \"move out\n"
+       "of limit\"), at the site's recovery speed (default 0.1 rad/s, 0.02 m/s) or slower,\n"
+       "with every other bound armed. A joint-limit stop: jog that joint away from its limit,\n"
+       "e.g. `tether recover --joint 6 --by -0.1`; a proximity stop: retreat D metres along\n"
+       "the sensor's beam back into the window; a singular resolver: D radians up the\n"
+       "manipulability gradient. A motion that would deepen the breach is refused (exit 3).\n"
+       "Waits for the motion to end; --reset then clears the stop.\n",
+       {},
+       {{"--joint", "J", "the joint to jog, 1-7", cli::Count(1, kArmDof)},
+        {"--by", "RAD", "signed angle to jog it by [rad], at most 0.5", cli::Number(-0.5, 0.5)},
+        {"--retreat", "D", "distance along the gradient, [m] (proximity) or [rad]",
+         cli::Number(0.0, 0.5)},
+        {"--speed", "V", "slower than the site's recovery speed [rad/s] or [m/s]",
+         cli::Number(0.0, 1.0)},
+        {"--reset", nullptr, "reset once the motion is done"}},
+       cmd_recover},
       {"set",
        "set PATH VALUE [--and PATH=VALUE]",
        "Changes one parameter of the running task without restarting it. PATH is dot-separated\n"

@@ -201,8 +201,33 @@ ExecutorState RemoteSiteClient::stop() {
 }
 
 ResetResult RemoteSiteClient::reset() {
-  const auto reply = impl_->call("Reset", &v1::RemoteSite::Stub::Reset, v1::ResetRequest{});
-  return {reply.accepted(), reply.message()};
+  try {
+    const auto reply = impl_->call("Reset", &v1::RemoteSite::Stub::Reset, v1::ResetRequest{});
+    return {reply.accepted(), reply.message()};
+  } catch (const RemoteError& e) {
+    // The site refuses a reset it cannot grant (the breach persists, nothing is stopped)
+    // with FAILED_PRECONDITION and says why: a refusal, not a failed call.
+    if (e.code() == RemoteCode::kFailedPrecondition) return {false, e.message()};
+    throw;
+  }
+}
+
+RecoveryStatus RemoteSiteClient::recover(const RecoveryMotion& motion) {
+  v1::RecoverRequest request;
+  if (motion.joint > 0) {
+    v1::JointJog* jog = request.mutable_jog();
+    jog->set_joint(motion.joint);
+    jog->set_distance(motion.distance);
+    jog->set_speed(motion.speed);
+  } else {
+    v1::Retreat* retreat = request.mutable_retreat();
+    retreat->set_distance(motion.distance);
+    retreat->set_speed(motion.speed);
+  }
+  const v1::RecoverReply reply = impl_->call("Recover", &v1::RemoteSite::Stub::Recover, request);
+  v1::SiteStatus status;
+  *status.mutable_recovery() = reply.status();
+  return wire::to_domain(status).recovery;
 }
 
 std::uint64_t RemoteSiteClient::update(const TaskParameters& task) {

@@ -39,8 +39,8 @@ Breach to_domain(const v1::Breach& breach) {
 }
 
 LoopTiming to_domain(const v1::LoopTiming& timing) {
-  return {timing.period_s(), timing.cycles(), timing.overruns(), timing.compute_s(),
-          timing.wakeup_latency_s()};
+  return {timing.period_s(),  timing.cycles(),           timing.overruns(),
+          timing.compute_s(), timing.wakeup_latency_s(), timing.sample_unix_ns()};
 }
 
 SiteStatus to_domain(const v1::SiteStatus& status) {
@@ -58,6 +58,19 @@ SiteStatus to_domain(const v1::SiteStatus& status) {
   out.has_measured_joints = status.measured_joints().values_size() > 0;
   out.measured_joints = joints(status.measured_joints(), "measured_joints");
   out.last_reset = status.last_reset();
+  try {
+    out.scene = proto::to_scene(status.scene(), "scene");
+  } catch (const proto::ConversionError&) {
+    // Geometry this client cannot read must not cost it the site's status: the name stays.
+    out.scene = SceneDescription{status.scene().name(), {}, {}};
+  }
+  const v1::RecoveryStatus& r = status.recovery();
+  out.recovery = RecoveryStatus{r.outcome().empty() ? std::string("none") : r.outcome(),
+                                r.motion(),
+                                r.moved(),
+                                r.remaining(),
+                                r.max_joint_speed(),
+                                r.max_tool_speed()};
   return out;
 }
 
@@ -121,6 +134,7 @@ void to_wire(const LoopTiming& timing, v1::LoopTiming* out) {
   out->set_overruns(timing.overruns);
   out->set_compute_s(timing.compute_time);
   out->set_wakeup_latency_s(timing.wakeup_latency);
+  out->set_sample_unix_ns(timing.sample_unix_ns);
 }
 
 void to_wire(const SiteStatus& status, v1::SiteStatus* out) {
@@ -138,6 +152,14 @@ void to_wire(const SiteStatus& status, v1::SiteStatus* out) {
     proto::from_joint_vector(status.measured_joints, out->mutable_measured_joints());
   }
   out->set_last_reset(status.last_reset);
+  proto::from_scene(status.scene, out->mutable_scene());
+  v1::RecoveryStatus* r = out->mutable_recovery();
+  r->set_outcome(status.recovery.outcome);
+  r->set_motion(status.recovery.motion);
+  r->set_moved(status.recovery.moved);
+  r->set_remaining(status.recovery.remaining);
+  r->set_max_joint_speed(status.recovery.max_joint_speed);
+  r->set_max_tool_speed(status.recovery.max_tool_speed);
 }
 
 void to_wire(const TaskSummary& summary, v1::TaskSummary* out) {

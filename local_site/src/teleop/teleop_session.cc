@@ -188,7 +188,8 @@ void TeleopSession::sample_loop() {
       if (reflection.applied_sequence >= last_motion && t - ended_at >= options_.settle) break;
       // A remote that stopped will play out nothing more.
       if (reflection.state == ExecutorState::kStopped ||
-          reflection.state == ExecutorState::kStopping) {
+          reflection.state == ExecutorState::kStopping ||
+          reflection.state == ExecutorState::kRecovering) {
         break;
       }
       if (t - ended_at > 30.0) break;
@@ -375,18 +376,35 @@ void TeleopSession::read_loop() {
     ReflectionSample sample = wire::to_domain(in);
     std::lock_guard lock(mutex_);
     ++reflections_;
-    const std::uint64_t newest = std::min<std::uint64_t>(sample.applied_sequence, sent_.load());
-    // Every increment applied since the last reflection made the round trip just now.
-    for (std::uint64_t s =
-             std::max(measured_up_to_ + 1, newest > kSendRing ? newest - kSendRing + 1 : 1);
-         s <= newest; ++s) {
-      const std::int64_t sent_at = send_time_ns_[s % kSendRing].load(std::memory_order_acquire);
-      latencies_.push_back(static_cast<double>(arrived - sent_at) * 1e-9);
+    // The site counts over its life, across streams and grounds (it numbers increments on
+    // from stream to stream): this session's counts are what changed from the stream's
+    // first reflection, which the site sends before it has read the stream's increments.
+    if (reflections_ == 1) first_counters_ = sample.teleoperation;
+    const TeleoperationCounters& before =
+        reflections_ == 1 ? sample.teleoperation : latest_.teleoperation;
+    // Increments the site passed over — dropped at a task's start (stale: queued, or
+    // refused by its full queue, while nothing took them) or a gap in the numbering (lost)
+    // — made no round trip: the advance that skips them says nothing of when they were
+    // sent, which may be the whole idle time before the task started.
+    const bool passed_over =
+        sample.teleoperation.stale != before.stale || sample.teleoperation.lost != before.lost;
+    const std::uint64_t sent = sent_.load();
+    const std::uint64_t newest = std::min<std::uint64_t>(sample.applied_sequence, sent);
+    // The ring holds the sampling times of the last kSendRing increments numbered (a sample
+    // being written included): an older increment's slot holds a newer one's time.
+    const std::uint64_t numbered = sent + static_cast<std::uint64_t>(kMaxIncrementPieces);
+    const std::uint64_t oldest = numbered >= kSendRing ? numbered - kSendRing + 1 : 1;
+    if (!passed_over) {
+      // Every increment applied since the last reflection made the round trip just now.
+      for (std::uint64_t s = std::max(measured_up_to_ + 1, oldest); s <= newest; ++s) {
+        const std::int64_t sent_at = send_time_ns_[s % kSendRing].load(std::memory_order_acquire);
+        latencies_.push_back(static_cast<double>(arrived - sent_at) * 1e-9);
+      }
     }
     measured_up_to_ = std::max(measured_up_to_, newest);
     // NTP-style: t1 sent, t2 arrived at the remote, t3 the remote's reflection, t4 here.
-    if (sample.increment_arrival_ns != 0 && sample.remote_time_ns != 0 && newest > 0 &&
-        newest == sample.applied_sequence) {
+    if (!passed_over && sample.increment_arrival_ns != 0 && sample.remote_time_ns != 0 &&
+        newest >= oldest && newest == sample.applied_sequence) {
       const double t1 =
           static_cast<double>(send_time_ns_[newest % kSendRing].load(std::memory_order_acquire));
       const auto t2 = static_cast<double>(sample.increment_arrival_ns);
@@ -454,6 +472,15 @@ TeleopReport TeleopSession::build_report() {
     r.prediction = model->prediction_error();
   }
   r.last = latest_;
+  if (reflections_ > 0) {
+    // This session's counts (read_loop): the site's own run over its life.
+    TeleoperationCounters& c = r.last.teleoperation;
+    c.applied -= first_counters_.applied;
+    c.lost -= first_counters_.lost;
+    c.duplicates -= first_counters_.duplicates;
+    c.discarded -= first_counters_.discarded;
+    c.stale -= first_counters_.stale;
+  }
   r.stream_status = stream_status_;
   r.ok = stream_ok_;
   return r;

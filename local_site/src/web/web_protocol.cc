@@ -194,6 +194,8 @@ nlohmann::json telemetry_message(const std::string& site, const TelemetrySample&
         {"compute_us", s.timing.compute_time * 1e6},
         {"overruns", s.timing.overruns}}},
       {"link_rtt_ms", link_rtt_ms >= 0.0 ? nlohmann::json(link_rtt_ms) : nlohmann::json(nullptr)},
+      // A stop released the operator's enable: nothing moves until it is pressed afresh.
+      {"awaiting_release", s.teleoperation.awaiting_release},
       {"predicted", nullptr}};
   if (predicted != nullptr && arm != nullptr) {
     m["predicted"] = {{"q", joints(*predicted)}, {"points", arm->points(*predicted)}};

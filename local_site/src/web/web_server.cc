@@ -32,6 +32,7 @@
 #include "tether/proto/convert.h"
 #include "tether/proto/task_diff.h"
 #include "tether/proto/task_io.h"
+#include "tether/remote/sim/scene.h"
 #include "tether/remote/task/validation.h"
 
 namespace tether::local::web {
@@ -231,7 +232,8 @@ struct SiteView {
   bool polled = false;
   std::string lease_holder;
   double rtt_ms = -1.0;
-  std::string error;  // why the last status poll failed
+  std::string error;       // why the last status poll failed
+  std::string scene_name;  // the scene the site reports; previews run in it
 };
 
 // A person who may log in, and their clients of the sites (index as the sites), which
@@ -716,11 +718,17 @@ void WsSession::dispatch(const json& request) {
   auto self = shared_from_this();
   if (type == "validate") {
     std::string arm = "iiwa7";
-    if (request.contains("site")) arm = server_.site(request).site.arm;
+    // A preview meets what the site's arm meets: the site's scene unless the page names one.
+    std::string scene = "free";
+    if (request.contains("site")) {
+      const SiteView& view = server_.site(request);
+      arm = view.site.arm;
+      if (remote::scene_from_name(view.scene_name)) scene = view.scene_name;
+    }
     if (request.contains("arm")) arm = get_string(request, "arm");
     const std::string text = get_string(request, "text");
     const bool preview = get_bool(request, "preview", true);
-    const std::string scene = request.value("scene", std::string("free"));
+    if (request.contains("scene")) scene = get_string(request, "scene");
     server_.run(self, id, pool, [=] {
       std::vector<FieldError> errors;
       const auto task = parse_and_validate(text, arm, errors);
@@ -730,7 +738,7 @@ void WsSession::dispatch(const json& request) {
         r["errors"] = to_json(errors);
         return r;
       }
-      json r = ok({{"arm", arm}});
+      json r = ok({{"arm", arm}, {"scene", scene}});
       if (preview) {
         PreviewOptions options;
         options.arm = arm;
@@ -788,6 +796,17 @@ void WsSession::dispatch(const json& request) {
       const ResetResult r = client->reset();
       if (!r.accepted) return error_reply(id, "reset refused: " + r.message);
       return ok({{"message", r.message}});
+    });
+  } else if (type == "recover") {
+    // A joint jog (joint 1-7, signed distance [rad]) or, without a joint, a retreat along
+    // the breached quantity's gradient; the site checks the direction against the breach.
+    RecoveryMotion motion;
+    motion.joint = static_cast<int>(get_number(request, "joint", 0.0, kArmDof, 0.0));
+    motion.distance = get_number(request, "distance", -0.5, 0.5);
+    motion.speed = get_number(request, "speed", 0.0, 1.0, 0.0);
+    server_.run(self, id, pool, [=] {
+      const RecoveryStatus r = client->recover(motion);
+      return ok({{"motion", r.motion}, {"outcome", r.outcome}});
     });
   } else if (type == "list_tasks") {
     server_.run(self, id, pool, [=] {
@@ -869,7 +888,7 @@ void WsSession::dispatch(const json& request) {
     });
   } else {
     throw RequestError("type = \"" + type +
-                       "\": unknown; expected subscribe, stop, start, reset, list_tasks, "
+                       "\": unknown; expected subscribe, stop, start, reset, recover, list_tasks, "
                        "get_task, validate, upload, diff, set_parameter, commands, audit, "
                        "lease, teleop, gamepad, heartbeat or visibility");
   }
@@ -1357,6 +1376,7 @@ void WebServer::Impl::poll_sites() {
         view->error = error;
         if (error.empty()) {
           view->lease_holder = status.controller;
+          view->scene_name = status.scene.name;
           view->rtt_ms = rtt;
           // Before the first sample the status is all the server knows of the executor.
           if (view->seq == 0) {

@@ -79,6 +79,8 @@ export interface TelemetryMsg {
   breach?: { cause: string; detail: string } | null;
   task?: { name: string; id: number } | null;
   link_rtt_ms: number | null;
+  /** A stop released the operator's enable: release it and press it again to move. */
+  awaiting_release?: boolean;
   dropped: number;
   predicted: { points: Vec3[] } | null;
 }

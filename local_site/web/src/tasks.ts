@@ -97,6 +97,11 @@ export function mountTasks(root: HTMLElement, conn: Connection, store: Store): v
   const startBtn = btn("task-start", "start");
   const stopBtn = btn("task-stop", "stop");
   const resetBtn = btn("task-reset", "reset");
+  // Recovery (a pendant's "move out of limit"): a joint jog out of a joint-limit stop, or a
+  // retreat along the breached quantity's gradient (proximity, singularity).
+  const recoverJoint = el("input", { id: "recover-joint", title: "the joint in its limit margin, 1-7; empty: a retreat", size: "2" });
+  const recoverBy = el("input", { id: "recover-by", title: "signed angle [rad] for a jog; distance [m] or [rad] for a retreat, at most 0.5", size: "6" });
+  const recoverBtn = btn("task-recover", "recover");
   const errorsList = el("ul", { class: "errors", id: "task-errors" });
   const result = el("div", { class: "msg", id: "task-result" });
   const paramPath = el("input", { id: "param-path", title: "a field path, e.g. force_control.reference_wrench.torque.x", size: "28" });
@@ -117,6 +122,14 @@ export function mountTasks(root: HTMLElement, conn: Connection, store: Store): v
         editor,
         errorsList,
         el("div", { class: "row" }, el("span", { text: "run:" }), startBtn, stopBtn, resetBtn),
+        el(
+          "div",
+          { class: "row" },
+          el("span", { text: "way back:" }),
+          el("label", { text: "joint " }, recoverJoint),
+          el("label", { text: "by " }, recoverBy),
+          recoverBtn,
+        ),
         el(
           "div",
           { class: "row" },
@@ -255,6 +268,12 @@ export function mountTasks(root: HTMLElement, conn: Connection, store: Store): v
   startBtn.addEventListener("click", () => void run("start", { type: "start", site: store.activeSite, task: taskName() }));
   stopBtn.addEventListener("click", () => void run("stop", { type: "stop", site: store.activeSite }));
   resetBtn.addEventListener("click", () => void run("reset", { type: "reset", site: store.activeSite }));
+  recoverBtn.addEventListener("click", () => {
+    const joint = recoverJoint.value.trim();
+    const request: Record<string, unknown> = { type: "recover", site: store.activeSite, distance: Number(recoverBy.value) };
+    if (joint !== "") request.joint = Number(joint);
+    void run("recover", request, (r) => `recovering: ${String(r.motion ?? "")}; reset once it is done`);
+  });
   paramBtn.addEventListener("click", () =>
     void run("set parameter", { type: "set_parameter", site: store.activeSite, path: paramPath.value.trim(), value: paramValue.value.trim() },
       () => `${paramPath.value.trim()} = ${paramValue.value.trim()} sent to the running task`),

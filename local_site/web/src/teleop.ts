@@ -123,6 +123,16 @@ export function mountTeleop(root: HTMLElement, conn: Connection, store: Store): 
     armBtn.disabled = !site;
     if (!site) setArmed(false);
   });
+  // The site's rule for stops: a switch held through a stop moves nothing after the reset.
+  const rearm = el("div", { id: "teleop-rearm", class: "bad" });
+  status.after(rearm);
+  store.on("telemetry", (name) => {
+    if (name !== site) return;
+    const waiting = store.telemetry.get(site)?.awaiting_release === true;
+    rearm.textContent = waiting
+      ? "the site stopped: release the enable and press it again (after the reset) to move"
+      : "";
+  });
   store.on("teleop", () => {
     const t = store.teleop.get(site);
     if (!t) return;

@@ -186,6 +186,21 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
     return Status::OK;
   }
 
+  // Hands a request to the loop (`ask`) and waits up to 2 s for the loop to count its answer
+  // in `counter`; `s` is the status with the answer. False: the loop did not answer.
+  template <typename Ask>
+  bool answered(std::uint64_t ExecutorStatus::*counter, Ask&& ask, ExecutorStatus& s) {
+    const std::uint64_t before = executor.status().*counter;
+    ask();
+    s = executor.status();
+    const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (s.*counter == before && std::chrono::steady_clock::now() < limit) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      s = executor.status();
+    }
+    return s.*counter != before;
+  }
+
   void record(const Caller& caller, const char* call, const CallRecord& what,
               const Status& status) {
     audit.append(AuditRecord{caller.identity, caller.role, caller.authenticated, call, what.task,
@@ -236,6 +251,10 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
     ServerUnaryReactor* reactor = context->DefaultReactor();
     const Caller caller = security.caller(*context);
     CallRecord what;
+    // A call that names a task is audited with it even when it is refused before its body.
+    if constexpr (requires(const Request& r) { r.name(); }) {
+      what.task = request.name().substr(0, 256);
+    }
     Status status = admit(caller, method, access);
     if (status.ok() && request.ByteSizeLong() > server::max_request_bytes(method)) {
       status =
@@ -254,7 +273,9 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
                                 v1::SiteStatus* reply) override {
     return unary(context, "GetStatus", Access::kRole, *request, [&](const Caller&, CallRecord&) {
       const ExecutorStatus s = executor.status();
-      const CycleTelemetry latest = hub.latest();
+      // The loop's own publication of its newest cycle: never older than one period,
+      // however many streams the hub serves.
+      const CycleTelemetry latest = loop.latest();
       reply->set_site(options.site_name);
       reply->set_arm(arm_name);
       reply->set_arm_link(options.arm_link);
@@ -270,7 +291,10 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
       timing->set_overruns(latest.overruns);
       timing->set_compute_s(latest.compute_time);
       timing->set_wakeup_latency_s(latest.wakeup_latency);
+      timing->set_sample_unix_ns(latest.sample_unix_ns);
       proto::from_joint_vector(latest.measured_joints, reply->mutable_measured_joints());
+      server::to_wire(s.recovery, executor.recovery_limits(), s.state, reply->mutable_recovery());
+      if (options.scene) proto::from_scene(*options.scene, reply->mutable_scene());
       switch (s.last_reset) {
         case ResetOutcome::kPending:
           reply->set_last_reset("none");
@@ -412,7 +436,8 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
           // the caller does next — a start, a reset — already sees the stopping arm.
           const auto limit = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
           ExecutorState state = executor.status().state;
-          while ((state == ExecutorState::kRunning || state == ExecutorState::kIdle) &&
+          while ((state == ExecutorState::kRunning || state == ExecutorState::kIdle ||
+                  state == ExecutorState::kRecovering) &&
                  std::chrono::steady_clock::now() < limit) {
             std::this_thread::sleep_for(std::chrono::microseconds(200));
             state = executor.status().state;
@@ -436,26 +461,61 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
                  std::chrono::steady_clock::now() < wait_limit) {
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
           }
-          const std::uint64_t before = executor.status().resets_handled;
-          executor.request_reset();
-          ExecutorStatus s = executor.status();
-          const auto answer_limit = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-          while (s.resets_handled == before && std::chrono::steady_clock::now() < answer_limit) {
-            std::this_thread::sleep_for(std::chrono::microseconds(200));
-            s = executor.status();
-          }
-          if (s.resets_handled == before) {
+          ExecutorStatus s;
+          if (!answered(
+                  &ExecutorStatus::resets_handled, [&] { executor.request_reset(); }, s)) {
             return Status(StatusCode::DEADLINE_EXCEEDED,
                           "the control loop did not answer the reset");
           }
-          reply->set_accepted(s.last_reset == ResetOutcome::kAccepted);
+          // A refused reset is an error the caller and the audit trail both see as one.
           if (s.last_reset == ResetOutcome::kRefusedNotStopped) {
-            reply->set_message("nothing to reset: the executor is " +
-                               std::string(to_string(s.state)));
-          } else if (s.last_reset == ResetOutcome::kRefusedBreach) {
-            reply->set_message(describe(s.reset_refusal) + " persists; move out of it first");
+            return Status(StatusCode::FAILED_PRECONDITION,
+                          "nothing to reset: the executor is " + std::string(to_string(s.state)));
           }
-          what.detail = reply->accepted() ? "accepted" : "refused: " + reply->message();
+          if (s.last_reset == ResetOutcome::kRefusedBreach) {
+            const bool recoverable = s.reset_refusal.cause == BreachCause::kJointLimitMargin ||
+                                     s.reset_refusal.cause == BreachCause::kProximityTooClose ||
+                                     s.reset_refusal.cause == BreachCause::kProximityTooFar;
+            return Status(StatusCode::FAILED_PRECONDITION,
+                          describe(s.reset_refusal) + " persists; move out of it first" +
+                              (recoverable ? " (Recover: tether recover)" : ""));
+          }
+          reply->set_accepted(true);
+          what.detail = "accepted";
+          return Status::OK;
+        });
+  }
+
+  ServerUnaryReactor* Recover(CallbackServerContext* context, const v1::RecoverRequest* request,
+                              v1::RecoverReply* reply) override {
+    return unary(
+        context, "Recover", Access::kControl, *request,
+        [&](const Caller& caller, CallRecord& what) {
+          const RunningTask task = running();
+          what.task = task.name;
+          what.revision = task.revision;
+          RecoveryRequest asked;
+          if (std::string why = server::from_wire(*request, asked); !why.empty()) {
+            return Status(StatusCode::INVALID_ARGUMENT, why);
+          }
+          // One request at a time reaches the loop (its hand-off has one writer).
+          std::lock_guard lock(recovery_mutex);
+          ExecutorStatus s;
+          if (!answered(
+                  &ExecutorStatus::recoveries_handled, [&] { executor.request_recovery(asked); },
+                  s)) {
+            return Status(StatusCode::DEADLINE_EXCEEDED,
+                          "the control loop did not answer the recovery");
+          }
+          server::to_wire(s.recovery, executor.recovery_limits(), s.state, reply->mutable_status());
+          what.detail = reply->status().motion();
+          if (s.recovery.outcome == RecoveryOutcome::kRefused) {
+            what.detail = server::describe(asked, s.recovery.target);
+            return Status(StatusCode::FAILED_PRECONDITION,
+                          "recovery refused: " + server::refusal_message(s.recovery, s.state));
+          }
+          spdlog::warn("recovery from {} by {}: {}", to_string(s.recovery.target), caller.identity,
+                       reply->status().motion());
           return Status::OK;
         });
   }
@@ -565,6 +625,7 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
 
   std::mutex mutex;
   RunningTask running_task;
+  std::mutex recovery_mutex;
 
   // One teleoperation stream at a time is the queue's single producer.
   std::atomic<bool> teleop_open{false};
@@ -578,22 +639,28 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
   struct BreachWatcher final : CycleSubscriber {
     explicit BreachWatcher(Impl& s) : site(s) {}
     void on_cycle(const CycleTelemetry& cycle) override {
-      const bool stopped =
-          cycle.state == ExecutorState::kStopping || cycle.state == ExecutorState::kStopped;
-      if (!stopped) {
-        reported = false;
+      // Latched from the stop to the reset, recovery included: each breach once, and a new
+      // one (a bound a recovery met) as well.
+      const bool latched = cycle.state == ExecutorState::kStopping ||
+                           cycle.state == ExecutorState::kStopped ||
+                           cycle.state == ExecutorState::kRecovering;
+      if (!latched) {
+        reported = BreachEvent{};
         return;
       }
-      if (reported || !cycle.breach) return;
-      reported = true;
+      if (!cycle.breach || same(reported, cycle.breach)) return;
+      reported = cycle.breach;
       if (cycle.breach.cause == BreachCause::kOperatorStop) return;
       const RunningTask task = site.running();
       site.audit.append(AuditRecord{"site", Role::kNone, false, "Breach", task.name, task.revision,
                                     "STOPPED", describe(cycle.breach)});
     }
     void on_shutdown() override {}
+    static bool same(const BreachEvent& a, const BreachEvent& b) {
+      return a.cause == b.cause && a.index == b.index && a.time == b.time && a.value == b.value;
+    }
     Impl& site;
-    bool reported = false;  // the hub thread only
+    BreachEvent reported;  // the last one audited; the hub thread only
   };
   BreachWatcher breaches{*this};
 
@@ -664,6 +731,15 @@ class TeleopReactor final
                 std::to_string(server::max_request_bytes("Teleoperate"));
     }
     if (!problem.empty()) {
+      // Nothing of it is applied; the stream is refused and a teleoperated arm stops, on
+      // this cause rather than the stall the silence after it would later report.
+      const RemoteSiteServer::Impl::RunningTask task = site_.running();
+      if (task.task.teleoperation.enabled &&
+          site_.executor.status().state == ExecutorState::kRunning) {
+        site_.executor.request_stop(BreachCause::kInvalidIncrement);
+      }
+      spdlog::error("teleoperation stream of {}: increment {} refused: {}", operator_,
+                    in_.sequence(), problem);
       finish(Status(StatusCode::INVALID_ARGUMENT,
                     "increment " + std::to_string(in_.sequence()) + ": " + problem));
       return;

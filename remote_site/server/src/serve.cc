@@ -22,6 +22,7 @@ int serve_remote_site(ArmInterface& arm, const ServerOptions& options, double du
 
   HandControllerQueue queue;
   Executor executor(arm.model(), queue);
+  executor.set_recovery_limits(options.recovery);
   ControlLoop loop(arm, executor, Pacing::kRealTime);
   loop.set_record_telemetry(true);
   loop.set_cpu(options.loop_cpu);
@@ -64,7 +65,7 @@ int serve_remote_site(ArmInterface& arm, const ServerOptions& options, double du
     }
     // Controlled stop before the loop ends, so the arm is at rest when commands cease.
     const ExecutorState state = executor.status().state;
-    if (state == ExecutorState::kRunning) {
+    if (state == ExecutorState::kRunning || state == ExecutorState::kRecovering) {
       executor.request_stop(BreachCause::kOperatorStop);
       const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(3);
       while (executor.status().state != ExecutorState::kStopped &&

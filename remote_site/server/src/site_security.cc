@@ -28,7 +28,7 @@ struct MethodRole {
   Role role;
 };
 
-constexpr std::array<MethodRole, 18> kMethodRoles = {{
+constexpr std::array<MethodRole, 19> kMethodRoles = {{
     {"/tether.v1.RemoteSite/GetStatus", Role::kObserver},
     {"/tether.v1.RemoteSite/StreamTelemetry", Role::kObserver},
     {"/tether.v1.RemoteSite/ListTasks", Role::kObserver},
@@ -39,6 +39,7 @@ constexpr std::array<MethodRole, 18> kMethodRoles = {{
     {"/tether.v1.RemoteSite/UploadTask", Role::kOperator},
     {"/tether.v1.RemoteSite/StartTask", Role::kOperator},
     {"/tether.v1.RemoteSite/Reset", Role::kOperator},
+    {"/tether.v1.RemoteSite/Recover", Role::kOperator},
     {"/tether.v1.RemoteSite/UpdateTask", Role::kOperator},
     {"/tether.v1.RemoteSite/SetParameter", Role::kOperator},
     {"/tether.v1.RemoteSite/Teleoperate", Role::kOperator},

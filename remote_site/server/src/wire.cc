@@ -52,6 +52,7 @@ void to_wire(const CycleTelemetry& c, const std::string& task_name,
   timing->set_overruns(c.overruns);
   timing->set_compute_s(c.compute_time);
   timing->set_wakeup_latency_s(c.wakeup_latency);
+  timing->set_sample_unix_ns(c.sample_unix_ns);
   proto::from_teleoperation_counters(c.teleoperation, 0, out->mutable_teleoperation());
   proto::from_channel_energies(c.channel, out->mutable_channel());
   out->clear_aux();
@@ -193,6 +194,127 @@ std::string from_wire(const v1::TeleopIncrement& in, std::uint64_t sequence_base
     }
   }
   return {};
+}
+
+std::string describe(const RecoveryRequest& request, BreachCause target) {
+  const bool tool =
+      target == BreachCause::kProximityTooClose || target == BreachCause::kProximityTooFar;
+  const char* unit = tool ? "m" : "rad";
+  // A speed of 0 asks for the site's recovery speed (filled in once the loop takes it).
+  const std::string speed =
+      request.speed > 0.0 ? fmt::format("{:.3g} {}/s", request.speed,
+                                        request.kind == RecoveryKind::kJointJog ? "rad" : unit)
+                          : std::string("the recovery speed");
+  if (request.kind == RecoveryKind::kJointJog) {
+    return fmt::format("joint {} by {:+.4g} rad at {}", request.joint + 1, request.distance, speed);
+  }
+  return fmt::format("retreat {:.4g} {} at {}", request.distance, unit, speed);
+}
+
+std::string refusal_message(const RecoveryStatus& r, ExecutorState state) {
+  const std::string target =
+      r.target == BreachCause::kNone ? std::string("no bound") : to_string(r.target);
+  switch (r.refusal) {
+    case RecoveryRefusal::kNone:
+      return {};
+    case RecoveryRefusal::kNotStopped:
+      return fmt::format("nothing to recover from: the executor is {}", to_string(state));
+    case RecoveryRefusal::kNotRecoverable:
+      return r.target == BreachCause::kNone
+                 ? std::string("nothing to recover from: no bound is breached now; reset")
+                 : fmt::format(
+                       "a {} stop is not left by motion: recovery is for the joint-limit "
+                       "margin, the proximity window and a singular resolver",
+                       target);
+    case RecoveryRefusal::kJointNotInMargin:
+      return fmt::format("joint {} is not in its limit margin: jog the joint in breach",
+                         r.joint + 1);
+    case RecoveryRefusal::kDeepens: {
+      const char* wrong = r.request.distance > 0.0 ? "+" : "-";
+      const char* right = r.request.distance > 0.0 ? "-" : "+";
+      return fmt::format(
+          "jogging joint {} {} would deepen the joint-limit margin breach: jog it {}", r.joint + 1,
+          wrong, right);
+    }
+    case RecoveryRefusal::kBadAmount: {
+      const bool tool =
+          r.target == BreachCause::kProximityTooClose || r.target == BreachCause::kProximityTooFar;
+      return fmt::format("distance {:.4g}: a {} must be {} and at most {} {}", r.request.distance,
+                         r.request.kind == RecoveryKind::kJointJog ? "jog" : "retreat",
+                         r.request.kind == RecoveryKind::kJointJog ? "non-zero" : "> 0",
+                         tool ? kMaxRecoveryTool : kMaxRecoveryJoint, tool ? "m" : "rad");
+    }
+    case RecoveryRefusal::kNoDirection:
+      return fmt::format("no direction leaves the {} breach from here (its gradient vanishes)",
+                         target);
+    case RecoveryRefusal::kJogNotForCause:
+      return fmt::format("a {} stop is left by a retreat, not a joint jog", target);
+  }
+  return "refused";
+}
+
+void to_wire(const RecoveryStatus& r, const RecoveryLimits& limits, ExecutorState state,
+             v1::RecoveryStatus* out) {
+  switch (r.outcome) {
+    case RecoveryOutcome::kNone:
+      out->set_outcome("none");
+      break;
+    case RecoveryOutcome::kMoving:
+      out->set_outcome("moving");
+      break;
+    case RecoveryOutcome::kDone:
+      out->set_outcome("done");
+      break;
+    case RecoveryOutcome::kStopped:
+      out->set_outcome("stopped");
+      break;
+    case RecoveryOutcome::kRefused:
+      out->set_outcome("refused: " + refusal_message(r, state));
+      break;
+  }
+  if (r.outcome != RecoveryOutcome::kNone) out->set_motion(describe(r.request, r.target));
+  out->set_moved(r.moved);
+  out->set_remaining(r.remaining);
+  out->set_max_joint_speed(limits.joint_speed);
+  out->set_max_tool_speed(limits.tool_speed);
+}
+
+std::string from_wire(const v1::RecoverRequest& in, RecoveryRequest& out) {
+  const auto amount = [](const char* field, double value) -> std::string {
+    if (!std::isfinite(value)) {
+      return fmt::format("RecoverRequest.{} = {}: must be finite", field, value);
+    }
+    return {};
+  };
+  switch (in.motion_case()) {
+    case v1::RecoverRequest::kJog: {
+      const v1::JointJog& jog = in.jog();
+      if (jog.joint() < 1 || jog.joint() > kArmDof) {
+        return fmt::format("RecoverRequest.jog.joint = {}: must be 1 to {}", jog.joint(), kArmDof);
+      }
+      if (std::string why = amount("jog.distance", jog.distance()); !why.empty()) return why;
+      if (!(jog.speed() >= 0.0) || !std::isfinite(jog.speed())) {
+        return fmt::format("RecoverRequest.jog.speed = {}: must be finite and >= 0", jog.speed());
+      }
+      out = RecoveryRequest{RecoveryKind::kJointJog, jog.joint() - 1, jog.distance(), jog.speed()};
+      return {};
+    }
+    case v1::RecoverRequest::kRetreat: {
+      const v1::Retreat& retreat = in.retreat();
+      if (std::string why = amount("retreat.distance", retreat.distance()); !why.empty()) {
+        return why;
+      }
+      if (!(retreat.speed() >= 0.0) || !std::isfinite(retreat.speed())) {
+        return fmt::format("RecoverRequest.retreat.speed = {}: must be finite and >= 0",
+                           retreat.speed());
+      }
+      out = RecoveryRequest{RecoveryKind::kRetreat, -1, retreat.distance(), retreat.speed()};
+      return {};
+    }
+    case v1::RecoverRequest::MOTION_NOT_SET:
+      break;
+  }
+  return "RecoverRequest.motion: one of jog or retreat is required";
 }
 
 }  // namespace tether::remote::server

@@ -37,6 +37,15 @@ void to_reflection(const CycleTelemetry& cycle, std::uint64_t sequence_base,
 std::string from_wire(const v1::TeleopIncrement& in, std::uint64_t sequence_base,
                       HandControllerSample& out);
 
+// Recovery motion: the request as checked at the edge (joint 1-7, finite numbers; the loop
+// checks the direction against the breach), and the outcome as operators read it, with the
+// refusal naming the direction that would deepen the breach.
+std::string from_wire(const v1::RecoverRequest& in, RecoveryRequest& out);
+std::string describe(const RecoveryRequest& request, BreachCause target);
+std::string refusal_message(const RecoveryStatus& recovery, ExecutorState state);
+void to_wire(const RecoveryStatus& recovery, const RecoveryLimits& limits, ExecutorState state,
+             v1::RecoveryStatus* out);
+
 // Largest sequence number an increment may carry (and a stream's base may reach).
 inline constexpr std::uint64_t kMaxSequence = std::uint64_t{1} << 48;
 

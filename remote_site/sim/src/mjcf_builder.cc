@@ -375,4 +375,78 @@ std::string build_mjcf(const ArmModel& arm, const MjcfScene& s) {
   return w.str();
 }
 
+SceneDescription describe_scene(const MjcfScene& s, const std::string& name) {
+  SceneDescription out;
+  out.name = name;
+  const auto body = [&out](std::string body_name, SceneBody::Shape shape, const Vector3& size,
+                           const Frame& pose) -> SceneBody& {
+    SceneBody b;
+    b.name = std::move(body_name);
+    b.shape = shape;
+    b.size = size;
+    b.pose = pose;
+    out.bodies.push_back(std::move(b));
+    return out.bodies.back();
+  };
+  switch (s.kind) {
+    case SceneKind::kFreeSpace:
+    case SceneKind::kVisualTarget:
+      break;
+    case SceneKind::kDoor: {
+      const DoorParameters& d = s.door;
+      // The DOOR body frame as door() writes it: z the hinge axis, y towards the handle.
+      Frame base_T_door;
+      base_T_door.p = s.base_T_hinge.p;
+      base_T_door.R.col(0) = -s.base_T_hinge.R.col(2);
+      base_T_door.R.col(1) = s.base_T_hinge.R.col(1);
+      base_T_door.R.col(2) = s.base_T_hinge.R.col(0);
+      Frame panel = base_T_door;
+      panel.p = base_T_door * Vector3(0.0, 0.5 * d.panel_width, -0.05);
+      body("door_panel", SceneBody::Shape::kBox,
+           Vector3(0.5 * d.panel_thickness, 0.5 * d.panel_width, 0.5 * d.panel_height), panel)
+          .joint = "door_hinge";
+      Frame grip = base_T_door;
+      // The grip door() writes runs ±0.06 m along the hinge about the grasp point's height.
+      grip.p = base_T_door * Vector3(-d.handle_standoff, d.handle_to_hinge, 0.0);
+      body("door_handle", SceneBody::Shape::kCylinder, Vector3(0.012, 0.012, 0.06), grip).joint =
+          "door_hinge";
+      SceneJoint hinge;
+      hinge.name = "door_hinge";
+      hinge.position = base_T_door.p;
+      hinge.axis = base_T_door.R.col(2);
+      hinge.lower = d.lower_limit;
+      hinge.upper = d.upper_limit;
+      hinge.aux_index = 0;  // simulated_arm.h: aux[0] is the hinge angle
+      out.joints.push_back(hinge);
+      break;
+    }
+    case SceneKind::kWall:
+    case SceneKind::kObstacles:
+      if (s.kind == SceneKind::kWall) {
+        constexpr double kHalfThickness = 0.025;  // as wall() writes it
+        Frame box = s.base_T_wall;
+        box.p -= kHalfThickness * s.base_T_wall.R.col(2);
+        body("wall", SceneBody::Shape::kBox, Vector3(0.5, 0.5, kHalfThickness), box).contact = true;
+      }
+      for (std::size_t i = 0; i < s.spheres.size(); ++i) {
+        Frame centre;
+        centre.p = s.spheres[i].center;
+        SceneBody& b = body("obstacle_" + std::to_string(i), SceneBody::Shape::kSphere,
+                            Vector3(s.spheres[i].radius, 0.0, 0.0), centre);
+        b.obstacle = true;
+        b.contact = true;
+      }
+      break;
+    case SceneKind::kProximityTarget: {
+      constexpr double kHalfThickness = 0.0025;  // as plate() writes it
+      Frame box = s.base_T_plate;
+      box.p -= kHalfThickness * s.base_T_plate.R.col(2);
+      body("proximity_target", SceneBody::Shape::kBox,
+           Vector3(0.5 * s.target.size, 0.5 * s.target.size, kHalfThickness), box);
+      break;
+    }
+  }
+  return out;
+}
+
 }  // namespace tether::remote::detail

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "tether/common/arm_model.h"
+#include "tether/common/scene_description.h"
 #include "tether/common/types.h"
 #include "tether/remote/sim/scene.h"
 
@@ -57,5 +58,9 @@ double link_radius(int joint);
 
 // Throws std::invalid_argument if the arm is not a 7-joint chain or has non-finite data.
 std::string build_mjcf(const ArmModel& arm, const MjcfScene& scene);
+
+// The scene's bodies and auxiliary joints as a client draws them (scene_description.h), from
+// the same numbers build_mjcf() writes: `name` as the command-line tools spell it.
+SceneDescription describe_scene(const MjcfScene& scene, const std::string& name);
 
 }  // namespace tether::remote::detail

@@ -33,13 +33,30 @@ const char* to_string(SceneKind kind) {
   return "unknown";
 }
 
+const char* scene_name(SceneKind kind) {
+  switch (kind) {
+    case SceneKind::kFreeSpace:
+      return "free";
+    case SceneKind::kDoor:
+      return "door";
+    case SceneKind::kWall:
+      return "wall";
+    case SceneKind::kObstacles:
+      return "obstacles";
+    case SceneKind::kProximityTarget:
+      return "proximity";
+    case SceneKind::kVisualTarget:
+      return "target";
+  }
+  return "unknown";
+}
+
 std::optional<SceneKind> scene_from_name(std::string_view name) {
-  if (name == "free") return SceneKind::kFreeSpace;
-  if (name == "door") return SceneKind::kDoor;
-  if (name == "wall") return SceneKind::kWall;
-  if (name == "obstacles") return SceneKind::kObstacles;
-  if (name == "proximity") return SceneKind::kProximityTarget;
-  if (name == "target") return SceneKind::kVisualTarget;
+  for (const SceneKind kind :
+       {SceneKind::kFreeSpace, SceneKind::kDoor, SceneKind::kWall, SceneKind::kObstacles,
+        SceneKind::kProximityTarget, SceneKind::kVisualTarget}) {
+    if (name == scene_name(kind)) return kind;
+  }
   return std::nullopt;
 }
 

@@ -134,6 +134,7 @@ struct SimulatedArm::Impl {
   Frame base_T_tool0;
   std::vector<Sphere> spheres;
   std::string xml;
+  SceneDescription description;
   ModelPtr m;
   DataPtr d;
   int force_adr = 0;
@@ -327,6 +328,17 @@ SimulatedArm::SimulatedArm(const ArmModel& arm, const SimulationOptions& options
       break;
   }
   s.xml = detail::build_mjcf(arm, scene);
+  s.description = detail::describe_scene(scene, std::string(scene_name(options.scene)));
+  if (s.camera) {
+    // The marker, where it starts (it moves: VisualTargetParameters).
+    SceneBody marker;
+    marker.name = "visual_target";
+    marker.shape = SceneBody::Shape::kBox;
+    marker.size =
+        Vector3(0.5 * options.visual_target.size, 0.5 * options.visual_target.size, 0.001);
+    marker.pose = s.camera->target_pose(0.0);
+    s.description.bodies.push_back(marker);
+  }
   s.m = compile(s.xml, arm, options.scene);
   s.d = DataPtr(mj_makeData(s.m.get()));
   if (!s.d) throw std::runtime_error("SimulatedArm: MuJoCo could not allocate its data");
@@ -504,5 +516,7 @@ Vector3 SimulatedArm::visual_target_in_camera() const {
 }
 
 const std::string& SimulatedArm::mjcf() const { return impl_->xml; }
+
+const SceneDescription& SimulatedArm::scene_description() const { return impl_->description; }
 
 }  // namespace tether::remote

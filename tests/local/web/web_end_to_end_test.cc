@@ -97,6 +97,30 @@ TEST_F(WebEndToEnd, HealthAndABadTaskAtItsField) {
   EXPECT_TRUE(named) << u.dump();
 }
 
+// A preview meets what the site's arm meets: without a scene of its own it runs in the
+// scene the site reports (the door: the task's torque works against the door), where it
+// used to run in free space and predict a fraction of the torque.
+TEST_F(WebEndToEnd, APreviewRunsInTheSitesScene) {
+  WsClient c(web_port_);
+  json r;
+  // The ground learns the site's scene from its status poll (about once a second).
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    r = c.request({{"type", "validate"}, {"site", "door"}, {"text", door_task()}}, 10 + attempt);
+    ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+    if (r["scene"] == "door") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  ASSERT_EQ(r["scene"], "door") << r.dump();
+  const double in_door = r["preview"]["peak_torque"].get<double>();
+  r = c.request({{"type", "validate"}, {"site", "door"}, {"scene", "free"}, {"text", door_task()}},
+                40);
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  const double in_free = r["preview"]["peak_torque"].get<double>();
+  std::printf("door_force preview: peak torque %.2f N·m in the door, %.2f N·m in free space\n",
+              in_door, in_free);
+  EXPECT_GT(in_door, 2.0 * in_free);
+}
+
 TEST_F(WebEndToEnd, StopOverTheWebSocketStopsARunningTask) {
   WsClient c(web_port_);
   ASSERT_TRUE(c.request({{"type", "subscribe"}, {"rate_hz", 30}}, 1)["ok"].get<bool>());

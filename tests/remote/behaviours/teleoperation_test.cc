@@ -124,6 +124,24 @@ TEST_F(TeleopFixture, IncrementsSentBeforeTheTaskStartedAreCountedStaleAndMoveNo
   EXPECT_NEAR(out.force[0], 100 * 1e-4 / 0.001, 1e-9);  // the one sent after the start
 }
 
+// Nothing takes increments while no teleoperated task runs: the queue fills within a
+// second of a stream's heartbeats and the server refuses the rest. The gap they leave before
+// the first increment after the start was sent before it: stale, as those still queued.
+TEST_F(TeleopFixture, IncrementsTheFullQueueRefusedBeforeTheTaskStartedAreStaleNotLost) {
+  Vector6 inc = Vector6::Zero();
+  inc[0] = 1e-4;
+  send(1, inc);
+  send(2, inc);                   // 3 … 9 refused by the full queue
+  teleop.reset(params, context);  // the task starts with these still queued
+  send(10, inc);
+  send(12, inc);  // 11 lost after the start
+  out.clear();
+  teleop.update(params, context, out);
+  EXPECT_EQ(teleop.counters().stale, 2u + 7u);
+  EXPECT_EQ(teleop.counters().lost, 1u);
+  EXPECT_EQ(teleop.counters().applied, 2u);
+}
+
 TEST_F(TeleopFixture, OnlyTheGainedDirectionsAreDriven) {
   params.gain.setZero();
   params.gain[3] = 5.0;  // rotation about TELEOP x only: the seed's door shared control

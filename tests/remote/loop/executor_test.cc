@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <stdexcept>
 
@@ -354,6 +355,277 @@ TEST_F(ExecutorFixture, JointCommandsStayWithinPositionAndVelocityLimits) {
     EXPECT_TRUE((q.array() <= kin.upper_limits().array()).all());
     previous = q;
   }
+}
+
+// Item 1 of the stop rule: a STOP on an arm already stopped is acknowledged and changes
+// nothing, so the one reset that follows is enough (it used to fire after the reset).
+TEST_F(ExecutorFixture, AStopOnAStoppedArmChangesNothingAndOneResetIsEnough) {
+  TaskParameters t = base_task();
+  t.bounds.max_force = 5.0;
+  t.bounds.stop_time = 0.01;
+  t.wrench_sensor.tool_mass = 0.0;
+  executor.submit(t);
+  loop.run_cycles(10);
+  arm.tool_mass = 1.0;  // 9.81 N appears: a force breach
+  loop.run_cycles(50);
+  ASSERT_EQ(executor.status().state, ExecutorState::kStopped);
+  ASSERT_EQ(executor.status().breach.cause, BreachCause::kForce);
+  executor.request_stop();  // the operator presses STOP anyway
+  loop.run_cycles(5);
+  EXPECT_EQ(executor.status().state, ExecutorState::kStopped);
+  EXPECT_EQ(executor.status().breach.cause, BreachCause::kForce) << "a STOP re-latched the cause";
+  arm.tool_mass = 0.0;  // the load is gone
+  executor.request_reset();
+  loop.run_cycles(1);
+  EXPECT_EQ(executor.status().last_reset, ResetOutcome::kAccepted);
+  loop.run_cycles(50);
+  EXPECT_EQ(executor.status().state, ExecutorState::kIdle)
+      << "one reset was not enough: " << describe(executor.status().breach);
+  executor.submit(t);
+  loop.run_cycles(5);
+  EXPECT_EQ(executor.status().state, ExecutorState::kRunning);
+}
+
+// The one rule for stops, for teleoperation: a stop releases the operator's enable; what is
+// queued or arrives while stopped is never played; after the reset a switch still held moves
+// nothing until it is released and pressed again.
+TEST_F(ExecutorFixture, AfterAStopTeleoperationNeedsAFreshEnableAndNothingQueuedIsPlayed) {
+  TaskParameters t = base_task();
+  t.impedance.stiffness.setZero();
+  t.teleoperation.enabled = true;
+  t.teleoperation.mode = TeleopMode::kWorld;
+  t.teleoperation.gain.setConstant(350.0);
+  t.teleoperation.stall_timeout = 1.0;
+  t.bounds.stop_time = 0.01;
+  executor.submit(t);
+  loop.run_cycles(1);
+  std::uint64_t seq = 0;
+  const auto send = [&](bool deadman, double dz) {
+    HandControllerSample s;
+    s.sequence = ++seq;
+    s.deadman = deadman;
+    s.increment[2] = dz;
+    queue.push(s);
+  };
+  for (int n = 0; n < 100; ++n) {
+    send(true, 1e-5);  // 10 mm/s up
+    loop.run_cycles(1);
+  }
+  ASSERT_GT(executor.status().teleoperation.applied, 50u);
+  executor.request_stop();
+  // Motion queued in the same instant as the STOP, and motion sent while stopped.
+  for (int n = 0; n < 20; ++n) send(true, 1e-3);
+  loop.run_cycles(100);
+  ASSERT_EQ(executor.status().state, ExecutorState::kStopped);
+  for (int n = 0; n < 50; ++n) {
+    send(true, 1e-3);
+    loop.run_cycles(1);
+  }
+  const ExecutorStatus stopped = executor.status();
+  EXPECT_FALSE(stopped.teleoperation.enabled);
+  EXPECT_TRUE(stopped.teleoperation.awaiting_release);
+  EXPECT_EQ(stopped.teleoperation.last_received, seq) << "samples were left queued";
+  executor.request_reset();
+  loop.run_cycles(1);
+  ASSERT_EQ(executor.status().last_reset, ResetOutcome::kAccepted);
+  executor.submit(t);
+  loop.run_cycles(1);
+  ASSERT_EQ(executor.status().state, ExecutorState::kRunning);
+  const std::uint64_t applied = executor.status().teleoperation.applied;
+  const Vector3 held = arm.kinematics().tool.p;
+  for (int n = 0; n < 200; ++n) {  // the switch still held from before the stop
+    send(true, 1e-3);
+    loop.run_cycles(1);
+  }
+  EXPECT_EQ(executor.status().teleoperation.applied, applied);
+  EXPECT_LT((arm.kinematics().tool.p - held).norm(), 1e-6) << "a held switch moved the arm";
+  EXPECT_TRUE(executor.status().teleoperation.awaiting_release);
+  send(false, 0.0);  // released ...
+  loop.run_cycles(1);
+  EXPECT_FALSE(executor.status().teleoperation.awaiting_release);
+  for (int n = 0; n < 200; ++n) {  // ... and pressed again: motion resumes
+    send(true, 1e-5);
+    loop.run_cycles(1);
+  }
+  EXPECT_GT(executor.status().teleoperation.applied, applied + 100);
+  EXPECT_GT(arm.kinematics().tool.p.z() - held.z(), 5e-4);
+}
+
+struct RecoveryFixture : ExecutorFixture {
+  // A task whose joint-limit margin on joint 4 (index 3, q = −1.2 rad, 0.89 rad from its
+  // lower limit) the start pose is already inside: it stops at once, rigidly.
+  TaskParameters margin_task() {
+    TaskParameters t = base_task();
+    t.bounds.joint_limit_margin[3] = room(home(), 3) + 0.02;
+    t.bounds.stop_time = 0.01;
+    return t;
+  }
+  double room(const JointVector& q, int j) {
+    return std::min(q[j] - kin.lower_limits()[j], kin.upper_limits()[j] - q[j]);
+  }
+  // Runs until the recovery ends; returns the largest joint speed seen [rad/s].
+  double run_recovery(int limit_cycles = 20000) {
+    double fastest = 0.0;
+    JointVector previous = arm.kinematics().q;
+    for (int n = 0; n < limit_cycles && executor.status().state == ExecutorState::kRecovering;
+         ++n) {
+      loop.run_cycles(1);
+      const JointVector q = arm.kinematics().q;
+      fastest = std::max(fastest, (q - previous).cwiseAbs().maxCoeff() / 0.001);
+      previous = q;
+    }
+    return fastest;
+  }
+};
+
+TEST_F(RecoveryFixture, AJointLimitStopIsLeftByJoggingTheJointAwayAndTheTaskStartsAgain) {
+  const TaskParameters t = margin_task();
+  executor.submit(t);
+  loop.run_cycles(20);
+  ExecutorStatus s = executor.status();
+  ASSERT_EQ(s.state, ExecutorState::kStopped);
+  ASSERT_EQ(s.breach.cause, BreachCause::kJointLimitMargin);
+  ASSERT_EQ(s.breach.index, 3);
+  executor.request_reset();
+  loop.run_cycles(1);
+  ASSERT_EQ(executor.status().last_reset, ResetOutcome::kRefusedBreach);
+
+  // Towards the limit: refused, nothing moves.
+  const JointVector before = arm.kinematics().q;
+  executor.request_recovery(RecoveryRequest{RecoveryKind::kJointJog, 3, -0.05, 0.0});
+  loop.run_cycles(5);
+  s = executor.status();
+  EXPECT_EQ(s.recovery.outcome, RecoveryOutcome::kRefused);
+  EXPECT_EQ(s.recovery.refusal, RecoveryRefusal::kDeepens);
+  EXPECT_EQ(s.state, ExecutorState::kStopped);
+  // A joint that is not in its margin: refused.
+  executor.request_recovery(RecoveryRequest{RecoveryKind::kJointJog, 1, 0.05, 0.0});
+  loop.run_cycles(5);
+  EXPECT_EQ(executor.status().recovery.refusal, RecoveryRefusal::kJointNotInMargin);
+  EXPECT_EQ(arm.kinematics().q, before);
+
+  // Away from it, 0.05 rad at the site's 0.1 rad/s.
+  executor.request_recovery(RecoveryRequest{RecoveryKind::kJointJog, 3, 0.05, 0.0});
+  loop.run_cycles(1);
+  ASSERT_EQ(executor.status().state, ExecutorState::kRecovering);
+  const double fastest = run_recovery();
+  s = executor.status();
+  EXPECT_EQ(s.state, ExecutorState::kStopped);
+  EXPECT_EQ(s.recovery.outcome, RecoveryOutcome::kDone);
+  const JointVector after = arm.kinematics().q;
+  EXPECT_NEAR(after[3] - before[3], 0.05, 1e-6);
+  EXPECT_LT(((after - before).cwiseAbs().array() > 1e-12).count(), 2) << "another joint moved";
+  EXPECT_LE(fastest, 0.1 + 1e-9);
+  EXPECT_GT(fastest, 0.09);
+
+  executor.request_reset();
+  loop.run_cycles(1);
+  EXPECT_EQ(executor.status().last_reset, ResetOutcome::kAccepted);
+  executor.submit(t);
+  loop.run_cycles(50);
+  EXPECT_EQ(executor.status().state, ExecutorState::kRunning);
+}
+
+TEST_F(RecoveryFixture, ARecoveryIsStoppedRigidlyByAnyOtherBound) {
+  TaskParameters t = margin_task();
+  t.bounds.max_force = 5.0;
+  t.wrench_sensor.tool_mass = 0.0;
+  executor.submit(t);
+  loop.run_cycles(20);
+  ASSERT_EQ(executor.status().breach.cause, BreachCause::kJointLimitMargin);
+  executor.request_recovery(RecoveryRequest{RecoveryKind::kJointJog, 3, 0.2, 0.0});
+  loop.run_cycles(100);
+  ASSERT_EQ(executor.status().state, ExecutorState::kRecovering);
+  arm.tool_mass = 1.0;  // 9.81 N: the force bound is armed during the recovery
+  loop.run_cycles(50);
+  const ExecutorStatus s = executor.status();
+  EXPECT_EQ(s.state, ExecutorState::kStopped);
+  EXPECT_EQ(s.breach.cause, BreachCause::kForce);
+  EXPECT_EQ(s.recovery.outcome, RecoveryOutcome::kStopped);
+  EXPECT_GT(s.recovery.remaining, 0.0);
+}
+
+TEST_F(RecoveryFixture, AStopDuringARecoveryEndsItAndARetreatLeavesTheMarginToo) {
+  executor.submit(margin_task());
+  loop.run_cycles(20);
+  executor.request_recovery(RecoveryRequest{RecoveryKind::kRetreat, -1, 0.1, 0.05});
+  loop.run_cycles(200);
+  ASSERT_EQ(executor.status().state, ExecutorState::kRecovering);
+  executor.request_stop();
+  loop.run_cycles(50);
+  EXPECT_EQ(executor.status().state, ExecutorState::kStopped);
+  EXPECT_EQ(executor.status().recovery.outcome, RecoveryOutcome::kStopped);
+  // The retreat moved the breached joint, and only it, away from its limit at 0.05 rad/s.
+  executor.request_recovery(RecoveryRequest{RecoveryKind::kRetreat, -1, 0.05, 0.05});
+  loop.run_cycles(1);
+  const double fastest = run_recovery();
+  EXPECT_EQ(executor.status().recovery.outcome, RecoveryOutcome::kDone);
+  EXPECT_LE(fastest, 0.05 + 1e-9);
+  EXPECT_GT(room(arm.kinematics().q, 3), margin_task().bounds.joint_limit_margin[3]);
+  executor.request_reset();
+  loop.run_cycles(1);
+  EXPECT_EQ(executor.status().last_reset, ResetOutcome::kAccepted);
+}
+
+TEST_F(RecoveryFixture, AProximityStopRetreatsAlongTheBeamBackIntoTheWindow) {
+  TaskParameters t = base_task();
+  t.proximity.enabled = true;  // the window is the proximity behaviour's
+  t.proximity.reference_distance = 0.12;
+  t.bounds.min_proximity_distance = 0.10;
+  t.bounds.stop_time = 0.01;
+  // A plate across the sensor's beam (L = TOOL here): the distance follows the tool along
+  // L's z, which points from the surface to the sensor.
+  KinematicState s0;
+  forward_kinematics(kin, home(), s0);
+  const Vector3 normal = s0.tool.R.col(2);
+  const Vector3 surface = s0.tool.p - 0.08 * normal;  // 8 cm: too close
+  const auto sense = [&] {
+    arm.proximity.valid = true;
+    arm.proximity.distance = (arm.kinematics().tool.p - surface).dot(normal);
+  };
+  sense();
+  executor.submit(t);
+  for (int n = 0; n < 20; ++n) {
+    loop.run_cycles(1);
+    sense();
+  }
+  ASSERT_EQ(executor.status().breach.cause, BreachCause::kProximityTooClose);
+  ASSERT_EQ(executor.status().state, ExecutorState::kStopped);
+  executor.request_recovery(RecoveryRequest{RecoveryKind::kJointJog, 3, 0.05, 0.0});
+  loop.run_cycles(1);
+  EXPECT_EQ(executor.status().recovery.refusal, RecoveryRefusal::kJogNotForCause);
+  executor.request_recovery(RecoveryRequest{RecoveryKind::kRetreat, -1, 0.03, 0.0});
+  loop.run_cycles(1);
+  ASSERT_EQ(executor.status().state, ExecutorState::kRecovering);
+  Vector3 previous = arm.kinematics().tool.p;
+  double fastest = 0.0;
+  for (int n = 0; n < 20000 && executor.status().state == ExecutorState::kRecovering; ++n) {
+    loop.run_cycles(1);
+    sense();
+    fastest = std::max(fastest, (arm.kinematics().tool.p - previous).norm() / 0.001);
+    previous = arm.kinematics().tool.p;
+  }
+  EXPECT_EQ(executor.status().recovery.outcome, RecoveryOutcome::kDone);
+  EXPECT_NEAR(arm.proximity.distance, 0.11, 2e-3);
+  EXPECT_LE(fastest, 0.02 * 1.05);
+  executor.request_reset();
+  loop.run_cycles(1);
+  EXPECT_EQ(executor.status().last_reset, ResetOutcome::kAccepted);
+}
+
+TEST_F(ExecutorFixture, TheLoopPublishesEveryCycleWithItsTimingAndSampleTime) {
+  const auto now = [] {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  const std::int64_t before = now();
+  loop.run_cycles(37);
+  const CycleTelemetry latest = loop.latest();
+  EXPECT_EQ(latest.cycle, 37u);
+  EXPECT_GT(latest.compute_time, 0.0);
+  EXPECT_GE(latest.sample_unix_ns, before);
+  EXPECT_LE(latest.sample_unix_ns, now());
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -68,6 +69,7 @@ class RemoteSiteServerTest : public ::testing::Test {
     options.site_name = "test-site";
     options.lease_timeout = 0.5;
     options.audit_file = audit_file_;
+    options.scene = arm_->scene_description();
     server_ = std::make_unique<RemoteSiteServer>(options, *executor_, *loop_, queue_, model_.name);
     channel_ = grpc::CreateChannel("127.0.0.1:" + std::to_string(server_->port()),
                                    grpc::InsecureChannelCredentials());
@@ -311,9 +313,11 @@ TEST_F(RemoteSiteServerTest, ResetIsRefusedWhileRunningAndAcceptedAfterAStop) {
   ASSERT_TRUE(start("alice", "door").ok());
   wait_for(v1::EXECUTOR_STATE_RUNNING);
   v1::ResetReply reset;
-  ASSERT_TRUE(stub_->Reset(as("alice").get(), {}, &reset).ok());
-  EXPECT_FALSE(reset.accepted());
-  EXPECT_NE(reset.message().find("nothing to reset"), std::string::npos);
+  // A refused reset is an error status, not an OK answer that says "no".
+  const grpc::Status refused = stub_->Reset(as("alice").get(), {}, &reset);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_NE(refused.error_message().find("nothing to reset"), std::string::npos)
+      << refused.error_message();
   EXPECT_EQ(start("alice", "door").error_code(), grpc::StatusCode::OK);
 
   v1::StopReply stopped;
@@ -322,6 +326,134 @@ TEST_F(RemoteSiteServerTest, ResetIsRefusedWhileRunningAndAcceptedAfterAStop) {
   ASSERT_TRUE(stub_->Reset(as("alice").get(), {}, &reset).ok());
   EXPECT_TRUE(reset.accepted()) << reset.message();
   EXPECT_EQ(status().state(), v1::EXECUTOR_STATE_IDLE);
+}
+
+// A STOP on a site that has already stopped is acknowledged and changes nothing: the one
+// reset after it brings the site back to IDLE, and a task starts (it used to take two).
+TEST_F(RemoteSiteServerTest, AStopOnAStoppedSiteIsAcknowledgedAndOneResetIsEnough) {
+  ASSERT_TRUE(upload("alice", "door", shipped_task("door_force")).ok());
+  ASSERT_TRUE(start("alice", "door").ok());
+  wait_for(v1::EXECUTOR_STATE_RUNNING);
+  v1::StopReply stopped;
+  ASSERT_TRUE(stub_->Stop(as("alice").get(), {}, &stopped).ok());
+  ASSERT_EQ(wait_for(v1::EXECUTOR_STATE_STOPPED).state(), v1::EXECUTOR_STATE_STOPPED);
+  ASSERT_TRUE(stub_->Stop(as("bob").get(), {}, &stopped).ok());  // STOP again, by anyone
+  EXPECT_EQ(stopped.state(), v1::EXECUTOR_STATE_STOPPED);
+  v1::ResetReply reset;
+  ASSERT_TRUE(stub_->Reset(as("alice").get(), {}, &reset).ok());
+  EXPECT_TRUE(reset.accepted());
+  std::this_thread::sleep_for(50ms);
+  const v1::SiteStatus s = status();
+  EXPECT_EQ(s.state(), v1::EXECUTOR_STATE_IDLE) << s.breach().description();
+  EXPECT_TRUE(start("alice", "door").ok());
+  EXPECT_EQ(wait_for(v1::EXECUTOR_STATE_RUNNING).state(), v1::EXECUTOR_STATE_RUNNING);
+}
+
+// Refusals reach the audit trail as what they are: a refused reset with its status code,
+// an upload refused for the lease with the task it named.
+TEST_F(RemoteSiteServerTest, RefusedResetsAndUploadsAreAuditedAsRefusedWithTheirTask) {
+  ASSERT_TRUE(upload("alice", "door", shipped_task("door_force")).ok());
+  v1::ResetReply reset;
+  EXPECT_EQ(stub_->Reset(as("alice").get(), {}, &reset).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(upload("bob", "bobs_door", shipped_task("door_force")).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  v1::GetAuditRequest request;
+  v1::GetAuditReply audit;
+  ASSERT_TRUE(stub_->GetAudit(as("alice").get(), request, &audit).ok());
+  bool reset_line = false, upload_line = false;
+  for (const std::string& line : audit.lines()) {
+    if (line.find("\"Reset\"") != std::string::npos) {
+      reset_line = true;
+      EXPECT_NE(line.find("FAILED_PRECONDITION: nothing to reset"), std::string::npos) << line;
+    }
+    if (line.find("\"UploadTask\"") != std::string::npos &&
+        line.find("\"bob\"") != std::string::npos) {
+      upload_line = true;
+      EXPECT_NE(line.find("bobs_door"), std::string::npos) << line;
+      EXPECT_NE(line.find("FAILED_PRECONDITION"), std::string::npos) << line;
+    }
+  }
+  EXPECT_TRUE(reset_line);
+  EXPECT_TRUE(upload_line);
+}
+
+// GetStatus reads the loop's own per-cycle publication: with 64 telemetry streams open (16
+// identities × 4, the per-identity limit) the status is never more than 10 ms older than the
+// call, and its cycle count keeps pace with the 1 kHz loop.
+TEST_F(RemoteSiteServerTest, StatusIsTheLoopsOwnAtMost10msOldWith64TelemetryStreamsOpen) {
+  struct Stream {
+    std::unique_ptr<grpc::ClientContext> context;
+    std::unique_ptr<grpc::ClientReader<v1::Telemetry>> reader;
+    std::thread thread;
+  };
+  std::vector<Stream> streams(64);
+  std::atomic<std::uint64_t> received{0};
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    Stream& st = streams[i];
+    st.context = as("watcher" + std::to_string(i / 4));
+    st.context->set_deadline(std::chrono::system_clock::now() + 60s);
+    v1::TelemetryRequest request;
+    request.set_decimation(1);
+    st.reader = stub_->StreamTelemetry(st.context.get(), request);
+    st.thread = std::thread([&st, &received] {
+      v1::Telemetry t;
+      while (st.reader->Read(&t)) received.fetch_add(1, std::memory_order_relaxed);
+    });
+  }
+  std::this_thread::sleep_for(500ms);
+  const auto unix_now = [] {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  std::int64_t oldest = 0;
+  const v1::SiteStatus first = status();
+  const auto begin = std::chrono::steady_clock::now();
+  int polls = 0;
+  for (; std::chrono::steady_clock::now() - begin < 2s; ++polls) {
+    const std::int64_t sent = unix_now();
+    const v1::SiteStatus s = status();
+    ASSERT_GT(s.timing().sample_unix_ns(), 0);
+    oldest = std::max(oldest, sent - s.timing().sample_unix_ns());
+    std::this_thread::sleep_for(20ms);
+  }
+  const v1::SiteStatus last = status();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  for (Stream& st : streams) st.context->TryCancel();
+  for (Stream& st : streams) st.thread.join();
+  std::printf(
+      "64 telemetry streams: %llu samples received; status at most %.2f ms older than "
+      "its call over %d polls; status cycles at %.0f per second\n",
+      static_cast<unsigned long long>(received.load()), static_cast<double>(oldest) * 1e-6, polls,
+      static_cast<double>(last.timing().cycles() - first.timing().cycles()) / seconds);
+  EXPECT_GT(received.load(), 1000u);
+  EXPECT_LE(oldest, 10'000'000) << "a status " << oldest * 1e-6 << " ms older than its call";
+  const double rate =
+      static_cast<double>(last.timing().cycles() - first.timing().cycles()) / seconds;
+  EXPECT_GT(rate, 900.0) << "status cycles advanced at " << rate << " per second over " << polls
+                         << " polls";
+}
+
+// The site says which scene its arm works in, with the geometry to draw it.
+TEST_F(RemoteSiteServerTest, StatusCarriesTheScenesNameBodiesAndHinge) {
+  const v1::SiteStatus s = status();
+  EXPECT_EQ(s.scene().name(), "door");
+  ASSERT_EQ(s.scene().joints_size(), 1);
+  EXPECT_EQ(s.scene().joints(0).name(), "door_hinge");
+  EXPECT_NEAR(std::abs(s.scene().joints(0).axis().z()), 1.0, 1e-6);  // a vertical hinge
+  bool panel = false;
+  for (const v1::SceneBody& b : s.scene().bodies()) {
+    if (b.name() == "door_panel") {
+      panel = true;
+      EXPECT_EQ(b.joint(), "door_hinge");
+      EXPECT_NEAR(b.size().z(), 0.45, 1e-9);  // half the 0.9 m panel
+    }
+  }
+  EXPECT_TRUE(panel);
+  const SceneDescription scene = proto::to_scene(s.scene(), "scene");
+  EXPECT_EQ(scene.bodies.size(), static_cast<std::size_t>(s.scene().bodies_size()));
 }
 
 // A ground-side teleoperation session: writes increments at 1 kHz on one thread, reads
@@ -599,6 +731,24 @@ TEST_F(RemoteSiteServerTest, RejectsAnOversizedIncrementNamingFieldAndRange) {
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_NE(s.error_message().find("rotation_rad"), std::string::npos) << s.error_message();
   EXPECT_NE(s.error_message().find("0.1 rad"), std::string::npos) << s.error_message();
+}
+
+// An increment that fails validation refuses the stream and stops the teleoperated arm on
+// its own cause, not as the stall that the silence after it would otherwise report.
+TEST_F(RemoteSiteServerTest, AnInvalidIncrementStopsTheArmNamingItAsTheCause) {
+  ASSERT_TRUE(upload("alice", "shared", shipped_task("door_shared")).ok());
+  TeleopSession session(*stub_, "alice");
+  ASSERT_TRUE(session.send(1, 0.0));
+  ASSERT_TRUE(start("alice", "shared").ok());
+  auto next = std::chrono::steady_clock::now();
+  for (std::uint64_t k = 2; k < 50; ++k) {
+    ASSERT_TRUE(session.send(k, 1e-4));
+    pace(next);
+  }
+  session.send(50, 1e6);  // 1e6 rad in one sample
+  EXPECT_EQ(session.finish().error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  const v1::SiteStatus s = wait_for(v1::EXECUTOR_STATE_STOPPED);
+  EXPECT_EQ(s.breach().cause(), v1::BREACH_CAUSE_INVALID_INCREMENT) << s.breach().description();
 }
 
 TEST_F(RemoteSiteServerTest, AnswersStandardHealthChecksAndServerReflection) {

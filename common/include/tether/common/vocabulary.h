@@ -19,12 +19,13 @@ namespace tether {
 // The remote executor's state (tether.v1.ExecutorState).
 enum class ExecutorState : std::uint8_t {
   // Only for a message that did not say (tether.v1's EXECUTOR_STATE_UNSPECIFIED). The
-  // executor never reports it: it starts in kIdle and moves between the four below.
+  // executor never reports it: it starts in kIdle and moves between the five below.
   kUnspecified,
-  kIdle,      // no task: holding the last command
-  kRunning,   // executing a task
-  kStopping,  // controlled stop in progress
-  kStopped,   // stopped and latched until reset
+  kIdle,        // no task: holding the last command
+  kRunning,     // executing a task
+  kStopping,    // controlled stop in progress
+  kStopped,     // stopped and latched until reset
+  kRecovering,  // still latched, moving out of the breach at the operator's request
 };
 
 // Why the remote site stopped the arm (tether.v1.BreachCause). The bounds monitor checks
@@ -49,6 +50,7 @@ enum class BreachCause : std::uint8_t {
   kDeadmanReleased,       // a hand-controller sample arrived with the enable switch released
   kGroundLinkLost,        // the teleoperation stream from the ground closed
   kVisualTargetLost,      // time since the camera last saw the visual-tracking target [s]
+  kInvalidIncrement,      // a hand-controller increment failed validation: stream refused
 };
 
 // Which redundancy resolver turns the impedance law's ẋ_c (7-D, MOTION axes) into joint

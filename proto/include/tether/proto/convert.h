@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "tether/common/scene_description.h"
 #include "tether/common/task/field_path.h"
 #include "tether/common/types.h"
 #include "tether/common/vocabulary.h"
@@ -20,6 +21,7 @@ enum BreachCause : int;
 enum Behaviour : int;
 class ChannelEnergies;
 class TeleoperationCounters;
+class SceneDescription;
 }  // namespace tether::v1
 
 namespace tether::proto {
@@ -95,6 +97,11 @@ void from_channel_energies(const remote::ChannelEnergies& energies, v1::ChannelE
 remote::TeleoperationCounters to_teleoperation_counters(const v1::TeleoperationCounters& counters);
 void from_teleoperation_counters(const remote::TeleoperationCounters& counters,
                                  std::uint64_t sequence_base, v1::TeleoperationCounters* out);
+
+// The site's scene (tether/common/scene_description.h). Reading checks every number is
+// finite, sizes positive, axes non-zero (normalised) and shapes known, naming the field.
+SceneDescription to_scene(const v1::SceneDescription& scene, const std::string& path);
+void from_scene(const SceneDescription& scene, v1::SceneDescription* out);
 
 // The shared vocabulary (tether/common/vocabulary.h, and Behaviour from the list of
 // behaviours, tether/remote/behaviours/list.h) <-> its tether.v1 enums, one named pair per

@@ -49,12 +49,12 @@ ExecutorState ControlLoop::run_cycle(double wakeup_latency) {
   ++statistics_.cycles;
   const double compute = static_cast<double>(now_ns() - t0) * 1e-9;
   statistics_.compute_time.add(compute);
-  if (record_) {
-    record_buffer_ = executor_.last_cycle();
-    record_buffer_.compute_time = compute;
-    record_buffer_.wakeup_latency = wakeup_latency;
-    if (!telemetry_.push(record_buffer_)) ++statistics_.telemetry_dropped;
-  }
+  record_buffer_ = executor_.last_cycle();
+  record_buffer_.compute_time = compute;
+  record_buffer_.wakeup_latency = wakeup_latency;
+  record_buffer_.overruns = statistics_.overruns;
+  latest_.store(record_buffer_);
+  if (record_ && !telemetry_.push(record_buffer_)) ++statistics_.telemetry_dropped;
   // Wakes consumers blocked in wait_for_cycle(); no system call unless one is waiting.
   cycles_published_.fetch_add(1, std::memory_order_release);
   cycles_published_.notify_all();

@@ -10,6 +10,7 @@
 #include "tether/common/dls.h"
 #include "tether/common/motion_space.h"
 #include "tether/common/spatial.h"
+#include "tether/remote/resolvers/configuration_control/kinematic_functions.h"
 #include "tether/remote/task/validation.h"
 
 namespace tether::remote {
@@ -21,6 +22,14 @@ namespace {
 std::int64_t steady_now_ns() noexcept {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+
+// This cycle's CLOCK_REALTIME [ns since the Unix epoch]: a sample's time as another machine
+// can read it (also a vDSO read).
+std::int64_t unix_now_ns() noexcept {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
   return static_cast<std::int64_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
 }
 
@@ -72,6 +81,11 @@ void Executor::request_stop(BreachCause cause) noexcept {
 }
 
 void Executor::request_reset() noexcept { reset_requested_.store(true, std::memory_order_release); }
+
+void Executor::request_recovery(const RecoveryRequest& request) noexcept {
+  recovery_request_.store(request);
+  recovery_requested_.store(true, std::memory_order_release);
+}
 
 ExecutorStatus Executor::status() const noexcept { return status_snapshot_.load(); }
 
@@ -277,6 +291,7 @@ bool allows_compliant_stop(BreachCause cause) noexcept {
     case BreachCause::kDeadmanReleased:
     case BreachCause::kGroundLinkLost:
     case BreachCause::kVisualTargetLost:
+    case BreachCause::kInvalidIncrement:
       return true;
     default:
       return false;
@@ -308,6 +323,9 @@ Vector3 beyond_deadband(const Vector3& v, double deadband) noexcept {
 }  // namespace
 
 void Executor::begin_stop(const BreachEvent& event) noexcept {
+  if (state_ == ExecutorState::kRecovering) recovery_.outcome = RecoveryOutcome::kStopped;
+  // The stop rule: the operator's enable is released and nothing waiting is played.
+  behaviours_.teleoperation.release_on_stop();
   breach_ = event;
   breach_.time = task_time_;
   const double stop_time = current_ != nullptr ? current_->task.bounds.stop_time : 0.2;
@@ -427,8 +445,10 @@ void Executor::handle_reset(const ArmState& arm) noexcept {
       return;
     }
   }
-  // A task submitted before the stop must not start by surprise after the reset.
+  // A task submitted before the stop must not start by surprise after the reset, and a
+  // switch held through the stop does not move the arm after it.
   reset_watermark_ = next_id_.load(std::memory_order_acquire);
+  behaviours_.teleoperation.rearm_after_reset();
   last_reset_ = ResetOutcome::kAccepted;
   reset_refusal_ = BreachEvent{};
   breach_ = BreachEvent{};
@@ -450,8 +470,12 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
     qd_command_.setZero();
     have_command_ = true;
   }
-  const bool active = state_ == ExecutorState::kRunning || state_ == ExecutorState::kIdle;
-  if (active && stop_requested_.exchange(false, std::memory_order_acq_rel)) {
+  // A stop request is an edge, taken in whatever state it finds: on an arm already stopping
+  // or stopped it changes nothing (and cannot fire later, after a reset).
+  const bool stop_asked = stop_requested_.exchange(false, std::memory_order_acq_rel);
+  const bool active = state_ == ExecutorState::kRunning || state_ == ExecutorState::kIdle ||
+                      state_ == ExecutorState::kRecovering;
+  if (active && stop_asked) {
     begin_stop(BreachEvent{stop_cause_.load(std::memory_order_acquire), 0.0, 0.0, task_time_, -1});
   } else if (active && arm_status != ArmStatus::kOk) {
     begin_stop(BreachEvent{BreachCause::kArmFault, static_cast<double>(arm_status), 0.0, 0.0, -1});
@@ -582,14 +606,18 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
     if (!q_command_.allFinite()) q_command_ = arm.position;
     q_command_ = q_command_.cwiseMax(lower_).cwiseMin(upper_);
     if (stop_.at_rest()) state_ = ExecutorState::kStopped;
-  } else if (state_ != ExecutorState::kRunning) {
+  } else if (state_ != ExecutorState::kRunning && state_ != ExecutorState::kRecovering) {
     qd_command_.setZero();
   }
-  const bool stopped = state_ == ExecutorState::kStopping || state_ == ExecutorState::kStopped;
+  const bool stopped = state_ == ExecutorState::kStopping || state_ == ExecutorState::kStopped ||
+                       state_ == ExecutorState::kRecovering;
   if (stopped && current_ != nullptr && !measured) {
     forward_kinematics(model_, arm.position, measured_state_);
     process_wrench(arm);
   }
+  // Increments that arrive while the arm is stopped are taken and dropped, never played later.
+  if (stopped) behaviours_.teleoperation.drain_stopped();
+  if (state_ == ExecutorState::kRecovering) recover(arm, dt);
   if (stopped && current_ != nullptr && current_->task.teleoperation.enabled) {
     behaviours_.teleoperation.reflect(current_->task.teleoperation, context_.measured_wrench);
   }
@@ -600,6 +628,7 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
     ++resets_handled_;
     last_reset_ = ResetOutcome::kRefusedNotStopped;
   }
+  handle_recovery(arm);
 
   command.position = q_command_;
   command.velocity = qd_command_;
@@ -644,6 +673,7 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
   telemetry_.channel = behaviours_.teleoperation.energies();
   telemetry_.return_wave = behaviours_.teleoperation.return_wave();
   telemetry_.steady_ns = context_.steady_ns;
+  telemetry_.sample_unix_ns = unix_now_ns();
   if (current_ != nullptr) {
     telemetry_.reflection = current_->task.teleoperation.reflection;
     telemetry_.wave_impedance = current_->task.teleoperation.wave_impedance;
@@ -664,8 +694,220 @@ void Executor::publish_status() noexcept {
   s.resets_handled = resets_handled_;
   s.overruns = total_overruns_;
   s.teleoperation = behaviours_.teleoperation.counters();
+  s.recovery = recovery_;
+  s.recoveries_handled = recoveries_handled_;
   status_snapshot_.store(s);
   published_state_.store(state_, std::memory_order_release);
+}
+
+}  // namespace tether::remote
+
+namespace tether::remote {
+
+namespace {
+
+bool recoverable(BreachCause cause) noexcept {
+  return cause == BreachCause::kJointLimitMargin || cause == BreachCause::kProximityTooClose ||
+         cause == BreachCause::kProximityTooFar || cause == BreachCause::kResolverSingular;
+}
+
+// The breached quantity gets worse when it falls (joint room, a too-close distance,
+// manipulability) or when it rises (a too-far distance).
+bool worse_when_rising(BreachCause cause) noexcept {
+  return cause == BreachCause::kProximityTooFar;
+}
+
+// How far the breached quantity may drift the wrong way before the recovery stops (sensor
+// noise, the ramp's first cycles): [rad], [m] or manipulability.
+constexpr double kRecoveryDeepenTolerance = 1e-3;
+
+}  // namespace
+
+void Executor::handle_recovery(const ArmState& arm) noexcept {
+  if (!recovery_requested_.exchange(false, std::memory_order_acq_rel)) return;
+  ++recoveries_handled_;
+  const RecoveryRequest request = recovery_request_.load();
+  recovery_ = RecoveryStatus{};
+  recovery_.request = request;
+  const auto refuse = [this](RecoveryRefusal why) {
+    recovery_.outcome = RecoveryOutcome::kRefused;
+    recovery_.refusal = why;
+  };
+  if (state_ != ExecutorState::kStopped || current_ == nullptr) {
+    refuse(RecoveryRefusal::kNotStopped);
+    return;
+  }
+  const TaskParameters& task = current_->task;
+  // What to leave: the bound that persists this cycle, else a latched singular resolver
+  // (not a bound a reset re-checks, but the arm still stands where the resolver failed).
+  BreachEvent target = check_persistent_bounds(task.bounds, bounds_input(arm));
+  if (!target && breach_.cause == BreachCause::kResolverSingular) target = breach_;
+  recovery_.target = target.cause;
+  recovery_.joint = target.index;
+  if (!recoverable(target.cause)) {
+    refuse(RecoveryRefusal::kNotRecoverable);
+    return;
+  }
+  const bool proximity = target.cause == BreachCause::kProximityTooClose ||
+                         target.cause == BreachCause::kProximityTooFar;
+  const double limit = proximity ? recovery_limits_.tool_speed : recovery_limits_.joint_speed;
+  const double max_amount = proximity ? kMaxRecoveryTool : kMaxRecoveryJoint;
+  const double amount = std::abs(request.distance);
+  if (!(amount > 0.0 && amount <= max_amount) ||
+      (request.kind == RecoveryKind::kRetreat && request.distance < 0.0)) {
+    refuse(RecoveryRefusal::kBadAmount);
+    return;
+  }
+  if (request.kind == RecoveryKind::kJointJog) {
+    if (target.cause != BreachCause::kJointLimitMargin) {
+      refuse(RecoveryRefusal::kJogNotForCause);
+      return;
+    }
+    const int j = request.joint;
+    const JointVector& q = arm.position;
+    if (j < 0 || j >= kArmDof ||
+        std::min(q[j] - lower_[j], upper_[j] - q[j]) >= task.bounds.joint_limit_margin[j]) {
+      recovery_.joint = j;
+      refuse(RecoveryRefusal::kJointNotInMargin);
+      return;
+    }
+    recovery_.joint = j;
+    const double leaving = q[j] - lower_[j] < upper_[j] - q[j] ? 1.0 : -1.0;
+    if (request.distance * leaving < 0.0) {
+      refuse(RecoveryRefusal::kDeepens);
+      return;
+    }
+  }
+  JointVector direction;
+  double value = 0.0;
+  if (!recovery_direction(arm, direction, value)) {
+    refuse(RecoveryRefusal::kNoDirection);
+    return;
+  }
+  recovery_.request.speed = request.speed > 0.0 && request.speed < limit ? request.speed : limit;
+  recovery_.start_value = recovery_.value = value;
+  recovery_.remaining = amount;
+  recovery_.outcome = RecoveryOutcome::kMoving;
+  recovery_speed_ = 0.0;
+  // The recovery alone moves the arm: no compliant hold beside it.
+  compliant_stop_ = false;
+  qd_command_.setZero();
+  state_ = ExecutorState::kRecovering;
+}
+
+bool Executor::recovery_direction(const ArmState& arm, JointVector& direction,
+                                  double& value) noexcept {
+  const TaskParameters& task = current_->task;
+  direction.setZero();
+  switch (recovery_.target) {
+    case BreachCause::kJointLimitMargin: {
+      const int j = recovery_.joint;
+      const double low = arm.position[j] - lower_[j];
+      const double high = upper_[j] - arm.position[j];
+      direction[j] = low < high ? 1.0 : -1.0;
+      value = std::min(low, high);
+      return true;
+    }
+    case BreachCause::kProximityTooClose:
+    case BreachCause::kProximityTooFar: {
+      // The sensor's z points from the surface to the sensor: along it the distance grows.
+      const Matrix3 base_R_sensor = commanded_state_.tool.R * task.proximity.tool_T_sensor.R;
+      const double sign = recovery_.target == BreachCause::kProximityTooClose ? 1.0 : -1.0;
+      Vector6 twist = Vector6::Zero();
+      twist.head<3>() = sign * base_R_sensor.col(2);  // 1 m/s, orientation held
+      Jacobian6 J;
+      tool_jacobian(commanded_state_, J);
+      JointVector weights = task.resolver.joint_weights;
+      weights.array() += kHoldJointDamping;
+      if (weighted_dls<6>(J, Vector6::Ones(), weights, twist, direction) != DlsStatus::kOk ||
+          !direction.allFinite()) {
+        return false;
+      }
+      value = arm.proximity.valid ? arm.proximity.distance : kUnbounded;
+      return true;
+    }
+    case BreachCause::kResolverSingular: {
+      JointVector gradient;
+      value = configuration_control::manipulability(commanded_state_, &gradient);
+      const double largest = gradient.cwiseAbs().maxCoeff();
+      if (!(largest > 0.0) || !gradient.allFinite()) return false;
+      direction = gradient / largest;  // its fastest joint at the recovery speed
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+void Executor::recover(const ArmState& arm, double dt) noexcept {
+  const TaskParameters& task = current_->task;
+  update_kinematics();
+  JointVector direction;
+  double value = 0.0;
+  if (!recovery_direction(arm, direction, value)) {
+    begin_stop(BreachEvent{recovery_.target == BreachCause::kResolverSingular
+                               ? BreachCause::kResolverSingular
+                               : BreachCause::kNonFinite,
+                           0.0, 0.0, task_time_, -1});
+    return;
+  }
+  recovery_.value = value;
+  // Every other bound stays armed: the recovered one is left out here and watched below,
+  // so that it may only improve.
+  BoundsParameters armed = task.bounds;
+  if (recovery_.target == BreachCause::kJointLimitMargin) {
+    for (int i = 0; i < kArmDof; ++i) {
+      const double room = std::min(arm.position[i] - lower_[i], upper_[i] - arm.position[i]);
+      // Joints already inside their margin may not move on into it (they do not move at all
+      // unless jogged), so only the others are watched.
+      if (i == recovery_.joint || room < armed.joint_limit_margin[i]) {
+        armed.joint_limit_margin[i] = -kUnbounded;
+      }
+    }
+  } else if (recovery_.target != BreachCause::kResolverSingular) {
+    armed.min_proximity_distance = 0.0;
+    armed.max_proximity_distance = kUnbounded;
+  }
+  BreachEvent breach = check_persistent_bounds(armed, bounds_input(arm));
+  const double deepened = worse_when_rising(recovery_.target) ? value - recovery_.start_value
+                                                              : recovery_.start_value - value;
+  if (!breach && recovery_.target != BreachCause::kResolverSingular &&
+      deepened > kRecoveryDeepenTolerance) {
+    breach =
+        BreachEvent{recovery_.target, value, recovery_.start_value, task_time_, recovery_.joint};
+  }
+  if (breach) {
+    begin_stop(breach);
+    return;
+  }
+  // A trapezoid in the recovered quantity: up to speed within kRecoveryRampTime, down to rest
+  // exactly at the asked amount.
+  const double speed = recovery_.request.speed;
+  const double accel = speed / kRecoveryRampTime;
+  double v = std::min({speed, recovery_speed_ + accel * dt,
+                       std::sqrt(2.0 * accel * recovery_.remaining), recovery_.remaining / dt});
+  JointVector qd = direction * v;
+  // The joints' own limits, scaling the whole vector so the direction is kept.
+  double scale = qd.cwiseAbs().cwiseQuotient(velocity_limit_).maxCoeff();
+  const JointVector change = qd - qd_command_;
+  scale = std::max(scale, change.cwiseAbs().cwiseQuotient(acceleration_limit_ * dt).maxCoeff());
+  if (scale > 1.0) {
+    qd /= scale;
+    v /= scale;
+  }
+  const JointVector q_next = (q_command_ + qd * dt).cwiseMax(lower_).cwiseMin(upper_);
+  qd_command_ = (q_next - q_command_) / dt;
+  q_command_ = q_next;
+  recovery_speed_ = v;
+  recovery_.moved += v * dt;
+  recovery_.remaining = std::max(0.0, recovery_.remaining - v * dt);
+  if (recovery_.remaining <= 1e-9) {
+    qd_command_.setZero();
+    recovery_speed_ = 0.0;
+    recovery_.remaining = 0.0;
+    recovery_.outcome = RecoveryOutcome::kDone;
+    state_ = ExecutorState::kStopped;
+  }
 }
 
 }  // namespace tether::remote

@@ -153,7 +153,14 @@ class RemoteSiteClient {
   std::uint64_t start(const std::string& name);
   // Controlled stop of whatever runs (latched until reset); returns the state after it.
   ExecutorState stop();
+  // Clears a latched stop; a refusal (the breach persists) comes back as accepted = false
+  // with the site's reason.
   ResetResult reset();
+  // Moves a stopped arm out of its breach (joint-limit margin, proximity window, singular
+  // resolver); returns at once with the recovery started (status().recovery follows it).
+  // A refusal throws RemoteError (kFailedPrecondition) naming the direction that would
+  // deepen the breach.
+  RecoveryStatus recover(const RecoveryMotion& motion);
   // Replaces the running task's parameters without restarting it; returns its id.
   std::uint64_t update(const TaskParameters& task);
   // One field of the running task: `path` dot-separated in tether.v1.TaskParameters

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "tether/common/scene_description.h"
 #include "tether/common/types.h"
 #include "tether/common/vocabulary.h"
 #include "tether/remote/behaviours/teleoperation/teleoperation.h"
@@ -46,7 +47,21 @@ struct LoopTiming {
   std::uint64_t overruns = 0;
   double compute_time = 0.0;    // [s] the reported cycle: read → command → arm advanced
   double wakeup_latency = 0.0;  // [s] that cycle's lateness against its deadline
+  // When the site's loop sampled the cycle (its CLOCK_REALTIME, ns since the Unix epoch; 0:
+  // the site did not say). A value's age is the reader's clock less this.
+  std::int64_t sample_unix_ns = 0;
   friend bool operator==(const LoopTiming&, const LoopTiming&) = default;
+};
+
+// The last recovery motion (Recover) as the site reports it.
+struct RecoveryStatus {
+  std::string outcome = "none";  // "none", "moving", "done", "stopped", "refused: <why>"
+  std::string motion;            // "joint 6 by +0.1 rad at 0.1 rad/s", "retreat 0.01 m ..."
+  double moved = 0.0;            // [rad] or [m]
+  double remaining = 0.0;        // [rad] or [m]
+  double max_joint_speed = 0.0;  // the site's limits [rad/s]
+  double max_tool_speed = 0.0;   // [m/s]
+  friend bool operator==(const RecoveryStatus&, const RecoveryStatus&) = default;
 };
 
 struct SiteStatus {
@@ -63,6 +78,8 @@ struct SiteStatus {
   bool has_measured_joints = false;                   // false when the site sent none
   JointVector measured_joints = JointVector::Zero();  // [rad]
   std::string last_reset;                             // outcome of the last reset
+  SceneDescription scene;  // what the arm works in (name empty: the site does not say)
+  RecoveryStatus recovery;
   friend bool operator==(const SiteStatus&, const SiteStatus&) = default;
 };
 
@@ -78,6 +95,15 @@ struct TaskSummary {
 struct UploadResult {
   std::string name;
   std::uint64_t revision = 0;
+};
+
+// A recovery motion (RemoteSiteClient::recover): a joint jog (joint 1-7, signed distance
+// [rad]) or, with joint 0, a retreat along the breached quantity's gradient (distance > 0,
+// [m] for a proximity stop, [rad] otherwise). speed 0: the site's recovery speed.
+struct RecoveryMotion {
+  int joint = 0;
+  double distance = 0.0;
+  double speed = 0.0;
 };
 
 struct ResetResult {

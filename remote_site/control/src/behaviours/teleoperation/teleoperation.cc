@@ -70,11 +70,13 @@ void Teleoperation::reset(const TeleoperationParameters& parameters,
                           const BehaviourContext& context) {
   HandControllerSample stale;
   while (queue_->pop(stale)) {
+    follow_switch(stale);
     if (stale.end || stale.opened) continue;
     ++counters_.stale;
     counters_.last_sequence = std::max(counters_.last_sequence, stale.sequence);
     counters_.last_received = std::max(counters_.last_received, stale.sequence);
   }
+  gap_is_stale_ = true;
   pending_head_ = 0;
   pending_size_ = 0;
   drop_spread();
@@ -99,8 +101,82 @@ void Teleoperation::reset(const TeleoperationParameters& parameters,
   return_wave_.setZero();
   counters_.enabled = false;
   counters_.ended = false;
+  counters_.awaiting_release = awaiting_release_;
   counters_.stall_bound = stall_bound(parameters);
   counters_.playout_delay = playout_delay(parameters);
+}
+
+void Teleoperation::follow_switch(const HandControllerSample& sample) noexcept {
+  if (sample.end || sample.opened) {
+    // A stream that ended holds nothing; a new one is a new session, its first press fresh.
+    switch_held_ = false;
+    if (sample.opened) awaiting_release_ = false;
+    return;
+  }
+  switch_held_ = sample.deadman;
+  if (!sample.deadman) awaiting_release_ = false;
+}
+
+void Teleoperation::release_on_stop() noexcept {
+  counters_.discarded += pending_size_;
+  pending_head_ = 0;
+  pending_size_ = 0;
+  drop_spread();
+  velocity_.setZero();
+  operator_enabled_ = false;
+  awaiting_release_ = true;
+  counters_.enabled = false;
+  counters_.awaiting_release = true;
+}
+
+void Teleoperation::drain_stopped() noexcept {
+  HandControllerSample sample;
+  while (queue_->pop(sample)) {
+    follow_switch(sample);
+    if (sample.end) {
+      ended_ = true;
+      continue;
+    }
+    if (sample.opened) {
+      ended_ = false;
+      continue;
+    }
+    if (sample.sequence <= counters_.last_received) {
+      ++counters_.duplicates;
+      continue;
+    }
+    count_gap(sample.sequence);
+    counters_.last_received = sample.sequence;
+    // Taken and answered (the ground counts it as handled) but never played.
+    if (sample.deadman) ++counters_.discarded;
+    counters_.last_sequence = sample.sequence;
+    counters_.last_ground_time_ns = sample.ground_time_ns;
+    counters_.last_arrival_ns = sample.arrival_ns;
+  }
+  counters_.enabled = false;
+  counters_.ended = ended_;
+  counters_.awaiting_release = awaiting_release_;
+}
+
+void Teleoperation::count_gap(std::uint64_t sequence) noexcept {
+  const std::uint64_t gap = sequence - counters_.last_received - 1;
+  // Nothing takes increments while no teleoperated task runs: the queue fills within a
+  // second of a stream's heartbeats and the server refuses the rest. They leave a gap
+  // before the first increment taken after the task's start, and were sent before it, as
+  // those still queued (reset()): stale, not lost.
+  if (gap_is_stale_) {
+    counters_.stale += gap;
+  } else {
+    counters_.lost += gap;
+  }
+  gap_is_stale_ = false;
+}
+
+void Teleoperation::rearm_after_reset() noexcept {
+  awaiting_release_ = switch_held_;
+  operator_enabled_ = false;
+  counters_.enabled = false;
+  counters_.awaiting_release = awaiting_release_;
 }
 
 void Teleoperation::drop_spread() noexcept {
@@ -153,6 +229,7 @@ bool Teleoperation::due(const HandControllerSample& sample,
 void Teleoperation::take(const HandControllerSample& sample,
                          const TeleoperationParameters& parameters,
                          const BehaviourContext& context) noexcept {
+  follow_switch(sample);
   if (sample.end) {
     ended_ = true;
     return;
@@ -174,7 +251,7 @@ void Teleoperation::take(const HandControllerSample& sample,
     ++counters_.duplicates;
     return;
   }
-  counters_.lost += sample.sequence - counters_.last_received - 1;
+  count_gap(sample.sequence);
   counters_.last_received = sample.sequence;
   ended_ = false;
   master_in_ = std::max(master_in_, sample.master_in);
@@ -204,6 +281,15 @@ void Teleoperation::take(const HandControllerSample& sample,
     pending_head_ = 0;
     pending_size_ = 0;
     drop_spread();
+    operator_enabled_ = false;
+    counters_.last_sequence = sample.sequence;
+    counters_.last_ground_time_ns = sample.ground_time_ns;
+    counters_.last_arrival_ns = sample.arrival_ns;
+    return;
+  }
+  if (awaiting_release_) {
+    // Held through a stop and its reset: no motion until the switch is pressed afresh.
+    ++counters_.discarded;
     operator_enabled_ = false;
     counters_.last_sequence = sample.sequence;
     counters_.last_ground_time_ns = sample.ground_time_ns;
@@ -247,6 +333,7 @@ void Teleoperation::receive(const TeleoperationParameters& parameters,
   }
   counters_.enabled = operator_enabled_;
   counters_.ended = ended_;
+  counters_.awaiting_release = awaiting_release_;
   counters_.stall_bound = stall_bound(parameters);
   counters_.playout_delay = playout_delay(parameters);
 }

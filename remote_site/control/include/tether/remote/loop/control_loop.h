@@ -72,6 +72,9 @@ class ControlLoop {
 
   // Every cycle's telemetry, for a consumer thread; a full ring drops (and counts) samples.
   TelemetryRing& telemetry() { return telemetry_; }
+  // The newest cycle with its timing, published by the loop itself every cycle: what a
+  // status answer reads, never a consumer of the ring that may lag behind it. Any thread.
+  CycleTelemetry latest() const noexcept { return latest_.load(); }
   // Blocks until a cycle after the one numbered `seen` was published (or wake_waiters());
   // returns the newest number. Lets a consumer follow the loop without polling.
   std::uint64_t wait_for_cycle(std::uint64_t seen) const;
@@ -104,6 +107,7 @@ class ControlLoop {
   LoopStatistics statistics_;
   TelemetryRing telemetry_;
   CycleTelemetry record_buffer_;
+  SeqLock<CycleTelemetry> latest_;
   std::atomic<std::uint64_t> cycles_published_{0};
   std::atomic<bool> running_{false};
   std::atomic<bool> stop_{false};

@@ -28,6 +28,26 @@
 // into the task's joint-limit margin. (The stiffness floor is halved where the task's M and
 // B cannot bear it stably, never below the task's own K.)
 //
+// The one rule for stops, stalls and teleoperation. Any stop — a breach, a stalled or lost
+// teleoperation stream, an invalid increment, an operator STOP, a fault of the arm — latches
+// (kStopping, then kStopped) until a reset, and releases the operator's enable. A stop request
+// is an edge: a STOP on an arm already stopping, stopped or recovering is acknowledged and changes
+// nothing, so one reset is enough whenever the breach no longer persists. Nothing queued
+// before the stop is applied after it: the increments that arrive while the arm is stopped
+// are taken and dropped unplayed, a task submitted before the reset never starts after it,
+// and after the reset motion needs a fresh enable (a switch still held must be released and
+// pressed again). A reset is refused, and says which bound, while that breach persists.
+//
+// Recovery. A stop whose cause motion can undo — the joint-limit margin, the proximity window,
+// a singular resolver — can be left under the operator's control: request_recovery() moves
+// the stopped arm (kRecovering, still latched) by the asked amount at a bounded speed
+// (RecoveryLimits), only in a direction that leaves the breach: the breached joint away from
+// its limit (a jog), the tool along the proximity sensor's beam back into the window, or the
+// joints up the manipulability gradient (a retreat). Every other bound stays armed (force,
+// torque, the proximity window, the other joints' margins) and a breached one stops the
+// recovery rigidly; so does a STOP. At the end the arm is kStopped again; a reset succeeds
+// once out of the breach. A recovery that would deepen the breach is refused.
+//
 // Threading: `cycle` and `notify_overruns` belong to the control-loop thread and never
 // allocate, lock or throw. `submit`, `request_stop`, `request_reset` and the status readers
 // may be called from any other thread; they reach the loop through a lock-free mailbox and
@@ -117,6 +137,9 @@ struct CycleTelemetry {
   ChannelEnergies channel;
   Vector6 return_wave = Vector6::Zero();
   std::int64_t steady_ns = 0;  // CLOCK_MONOTONIC of this cycle while running [ns]
+  // When this cycle sampled the arm: CLOCK_REALTIME [ns since the Unix epoch], every cycle.
+  // What a client reads a value's age from.
+  std::int64_t sample_unix_ns = 0;
   // Filled by the control loop: this cycle's compute time and wake-up lateness [s], and
   // the deadline misses so far.
   double compute_time = 0.0;
@@ -125,6 +148,57 @@ struct CycleTelemetry {
 };
 
 enum class ResetOutcome : std::uint8_t { kPending, kAccepted, kRefusedNotStopped, kRefusedBreach };
+
+// Recovery motion (see the header comment).
+enum class RecoveryKind : std::uint8_t {
+  kJointJog,  // one joint by a signed angle: only the joint in its limit margin, away from it
+  kRetreat,   // along the breached quantity's gradient, by a positive amount
+};
+struct RecoveryRequest {
+  RecoveryKind kind = RecoveryKind::kRetreat;
+  int joint = -1;         // kJointJog: 0-based joint index
+  double distance = 0.0;  // kJointJog: signed [rad]; kRetreat: > 0, [m] for a proximity stop
+                          // (tool motion), [rad] otherwise (joint motion)
+  double speed = 0.0;     // [rad/s] or [m/s]; 0 (or above the site's limit): the limit
+};
+// The site's recovery speeds: per joint for jogs and gradient retreats, of the tool for a
+// proximity retreat. Accelerations are the limit over kRecoveryRampTime.
+struct RecoveryLimits {
+  double joint_speed = 0.1;  // [rad/s]
+  double tool_speed = 0.02;  // [m/s]
+};
+inline constexpr double kRecoveryRampTime = 0.2;  // [s] from rest to the recovery speed
+// The most one request may move: a recovery leaves a breach; it is not a way to drive the arm.
+inline constexpr double kMaxRecoveryJoint = 0.5;  // [rad]
+inline constexpr double kMaxRecoveryTool = 0.1;   // [m]
+enum class RecoveryOutcome : std::uint8_t {
+  kNone,     // none asked for yet
+  kMoving,   // kRecovering
+  kDone,     // moved the whole amount; kStopped again
+  kStopped,  // a bound, a fault or a STOP ended it (status().breach says which)
+  kRefused,  // not started: see RecoveryRefusal
+};
+enum class RecoveryRefusal : std::uint8_t {
+  kNone,
+  kNotStopped,        // the arm is not kStopped
+  kNotRecoverable,    // the latched breach is not one motion can undo
+  kJointNotInMargin,  // a jog of a joint that is not in its limit margin (index: that joint)
+  kDeepens,           // the jog's direction leads further into the breach
+  kBadAmount,         // distance zero, not finite, of the wrong sign or above the maximum
+  kNoDirection,       // the gradient vanishes here (no way out along it)
+  kJogNotForCause,    // a joint jog asked for a proximity or singularity stop
+};
+struct RecoveryStatus {
+  RecoveryOutcome outcome = RecoveryOutcome::kNone;
+  RecoveryRefusal refusal = RecoveryRefusal::kNone;
+  RecoveryRequest request;                  // as asked (kRefused) or as executed (speed filled in)
+  BreachCause target = BreachCause::kNone;  // what it recovers from
+  int joint = -1;                           // the breached joint, 0-based (joint-limit stops)
+  double moved = 0.0;                       // [rad] or [m] so far
+  double remaining = 0.0;                   // [rad] or [m]
+  double start_value = 0.0;                 // the breached quantity when it started
+  double value = 0.0;                       // and now
+};
 
 struct ExecutorStatus {
   ExecutorState state = ExecutorState::kIdle;
@@ -135,6 +209,8 @@ struct ExecutorStatus {
   std::uint64_t resets_handled = 0;  // reset requests answered so far
   std::uint64_t overruns = 0;
   TeleoperationCounters teleoperation;
+  RecoveryStatus recovery;
+  std::uint64_t recoveries_handled = 0;  // recovery requests answered so far
 };
 
 class Executor {
@@ -158,6 +234,12 @@ class Executor {
   void request_stop(BreachCause cause = BreachCause::kOperatorStop) noexcept;
   // Asks the loop to clear a latched stop; see status().last_reset for the outcome.
   void request_reset() noexcept;
+  // Asks the loop for a recovery motion; status().recoveries_handled counts the answer and
+  // status().recovery says how it went.
+  void request_recovery(const RecoveryRequest& request) noexcept;
+  // Set-up, before the loop runs.
+  void set_recovery_limits(const RecoveryLimits& limits) noexcept { recovery_limits_ = limits; }
+  const RecoveryLimits& recovery_limits() const noexcept { return recovery_limits_; }
   ExecutorStatus status() const noexcept;
   CycleTelemetry telemetry() const noexcept { return telemetry_snapshot_.load(); }
   const KinematicModel& model() const { return model_; }
@@ -198,6 +280,12 @@ class Executor {
   // took this cycle.
   void handle_reset(const ArmState& arm) noexcept;
   void publish_status() noexcept;
+  // Recovery: answers a pending request while stopped, and one cycle of the motion.
+  void handle_recovery(const ArmState& arm) noexcept;
+  void recover(const ArmState& arm, double dt) noexcept;
+  // The breached quantity the recovery leaves (joint room [rad], proximity distance [m],
+  // manipulability) and the unit joint direction that leaves it; false: no direction.
+  bool recovery_direction(const ArmState& arm, JointVector& direction, double& value) noexcept;
   BoundsInput bounds_input(const ArmState& arm) noexcept;
 
   KinematicModel model_;
@@ -269,6 +357,12 @@ class Executor {
   std::atomic<ExecutorState> published_state_{ExecutorState::kIdle};
   SeqLock<ExecutorStatus> status_snapshot_;
   SeqLock<CycleTelemetry> telemetry_snapshot_;
+  std::atomic<bool> recovery_requested_{false};
+  SeqLock<RecoveryRequest> recovery_request_;
+  RecoveryLimits recovery_limits_;
+  RecoveryStatus recovery_;
+  std::uint64_t recoveries_handled_ = 0;
+  double recovery_speed_ = 0.0;  // the profile's speed this cycle [rad/s] or [m/s]
   ResetOutcome last_reset_ = ResetOutcome::kPending;
   std::uint64_t resets_handled_ = 0;
   BreachEvent reset_refusal_;

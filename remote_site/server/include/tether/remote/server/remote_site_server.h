@@ -10,8 +10,10 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "tether/common/scene_description.h"
 #include "tether/remote/loop/control_loop.h"
 #include "tether/remote/loop/executor.h"
 
@@ -50,6 +52,10 @@ struct ServerOptions {
   std::string audit_file;  // JSON lines, appended and fsync'd; empty: the log only
   QuotaOptions quotas;
   int loop_cpu = -1;  // the CPU the control loop is pinned to; −1: not pinned
+  // What the arm works in, reported in status (an embedded simulation's scene); none: the
+  // site does not say.
+  std::optional<SceneDescription> scene;
+  RecoveryLimits recovery;  // recovery motion's speeds (executor.h)
 };
 
 class RemoteSiteServer {

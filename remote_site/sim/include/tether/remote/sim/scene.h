@@ -43,6 +43,8 @@ const char* to_string(SceneKind kind);
 // for any other name. kSceneNames lists them for error messages.
 std::optional<SceneKind> scene_from_name(std::string_view name);
 inline constexpr const char* kSceneNames = "free, door, wall, obstacles, proximity or target";
+// The command-line name of a scene, the inverse of scene_from_name: "free", "door", ...
+const char* scene_name(SceneKind kind);
 
 // The gripper hangs below the wrist force/torque sensor, whose frame is the TOOL frame. It
 // is part of what the sensor measures (its weight is not compensated by the arm), and of the

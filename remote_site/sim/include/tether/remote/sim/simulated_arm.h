@@ -54,6 +54,7 @@
 #include <vector>
 
 #include "tether/common/arm_model.h"
+#include "tether/common/scene_description.h"
 #include "tether/common/types.h"
 #include "tether/remote/arm/arm_interface.h"
 #include "tether/remote/sim/scene.h"
@@ -109,6 +110,9 @@ class SimulatedArm final : public ArmInterface {
 
   // The generated MJCF text, for inspection (e.g. in MuJoCo's viewer).
   const std::string& mjcf() const;
+  // The scene as clients draw it and preview tasks in it (tether/common/scene_description.h),
+  // from the numbers the physics is built from, at the initial configuration.
+  const SceneDescription& scene_description() const;
 
  private:
   struct Impl;

@@ -110,8 +110,11 @@ struct TeleoperationCounters {
   std::uint64_t last_received = 0;        // newest sample received
   bool enabled = false;                   // the operator's enabling switch, as last received
   bool ended = false;                     // the stream ended cleanly and no new one has sent yet
-  double stall_bound = 0.0;               // [s] in force this cycle
-  double playout_delay = 0.0;             // [s] added by the de-jitter buffer this cycle
+  // A stop released the enable: motion needs the switch released and pressed again after
+  // the reset (the one rule for stops, executor.h).
+  bool awaiting_release = false;
+  double stall_bound = 0.0;    // [s] in force this cycle
+  double playout_delay = 0.0;  // [s] added by the de-jitter buffer this cycle
   friend bool operator==(const TeleoperationCounters&, const TeleoperationCounters&) = default;
 };
 
@@ -136,6 +139,15 @@ class Teleoperation {
   // Drains the queue without applying motion: what the executor calls while the task
   // holds everything, so the enabling switch, heartbeats and the stall clock still count.
   void receive(const TeleoperationParameters& parameters, const BehaviourContext& context) noexcept;
+
+  // The one rule for stops (executor.h). A stop releases the operator's enable and drops the
+  // motion waiting to be played; while the arm is stopped, drain_stopped() takes every
+  // arriving sample without applying it (counted as discarded; the switch's state is still
+  // followed); a reset re-arms the enable only through a fresh press: a switch still held
+  // at the reset must be released and pressed again before increments move the arm.
+  void release_on_stop() noexcept;
+  void drain_stopped() noexcept;
+  void rearm_after_reset() noexcept;
 
   // True once no sample arrived for longer than the stall bound (never after a clean end).
   bool stalled(const TeleoperationParameters& parameters, double elapsed) const noexcept {
@@ -178,6 +190,9 @@ class Teleoperation {
   void take(const HandControllerSample& sample, const TeleoperationParameters& parameters,
             const BehaviourContext& context) noexcept;
   void decay(double elapsed) noexcept;
+  void follow_switch(const HandControllerSample& sample) noexcept;
+  // Counts the gap in the numbering before `sequence`: lost, or stale right after reset().
+  void count_gap(std::uint64_t sequence) noexcept;
   bool due(const HandControllerSample& sample, const TeleoperationParameters& parameters,
            std::int64_t now_ns) const noexcept;
   double playout_delay(const TeleoperationParameters& parameters) const noexcept;
@@ -190,6 +205,10 @@ class Teleoperation {
   MotionVector velocity_ = MotionVector::Zero();
   bool operator_enabled_ = false;
   bool ended_ = false;
+  // The stop rule: the switch as last received (held), and whether a press enables only
+  // after a release (set by a stop, cleared by a released sample or a new stream).
+  bool switch_held_ = false;
+  bool awaiting_release_ = false;
   TeleopMode last_mode_ = TeleopMode::kTool;
   Matrix3 hc_R_motion_ = Matrix3::Identity();
   Matrix3 motion_R_teleop_ = Matrix3::Identity();   // of the last update()
@@ -227,6 +246,7 @@ class Teleoperation {
   double gap_peak_ = 0.0;     // [s]
   double decayed_at_ = 0.0;   // [s] context.elapsed the peaks were last aged to
   bool received_since_reset_ = false;
+  bool gap_is_stale_ = false;  // until the first numbered sample taken after reset()
 
   // The force-reflection channel.
   SlavePassivity passivity_;
