@@ -32,6 +32,12 @@ std::atomic<bool> interrupted{false};
 
 extern "C" void on_signal(int) { interrupted.store(true); }
 
+// How long an interrupted ground waits for a remote to close its teleoperation stream
+// before it cuts it off (the remote then stops a teleoperated arm as on a lost link): an
+// operator's Ctrl-C ends the ground within about a second. A remote on a working link
+// closes it at once, or once the increments in flight are played out.
+constexpr std::chrono::milliseconds kInterruptedClose{1000};
+
 // Follows one site's telemetry (every `decimation`-th cycle) and reports what changes:
 // state, task and breach; hands every sample to the web console when there is one.
 class SiteWatch {
@@ -331,7 +337,10 @@ int teleoperate_for_people(web::WebServer& server, OperatorInput& input, const S
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     session.stop();
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    // A remote that does not close the stream (a dead link) is cut off; an interrupted
+    // operator waits at most a second for it (kInterruptedClose).
+    const auto until = std::chrono::steady_clock::now() +
+                       (interrupted.load() ? kInterruptedClose : std::chrono::milliseconds(5000));
     while (!session.finished() && std::chrono::steady_clock::now() < until) {
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
@@ -583,14 +592,20 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
     out << "tether-ground: stop: " << e.what() << std::endl;
   }
   session.stop();
-  // A remote that does not close the stream (a dead link) is cut off.
-  if (!closed_within(std::chrono::milliseconds(5000))) session.cancel();
+  // A remote that does not close the stream (a dead link) is cut off; an interrupted
+  // operator waits at most kInterruptedClose for it.
+  if (!closed_within(interrupted.load() ? kInterruptedClose : std::chrono::milliseconds(5000))) {
+    session.cancel();
+  }
   const TeleopReport r = session.wait();
   // Let the watches report: their telemetry comes over the same delayed link, half a round
-  // trip behind.
-  std::this_thread::sleep_for(std::chrono::milliseconds(150) +
-                              std::chrono::duration_cast<std::chrono::milliseconds>(
-                                  std::chrono::duration<double>(r.latency_p99 * 0.5)));
+  // trip behind. Not after a Ctrl-C: the operator asked to be done, and the remotes may
+  // already be gone with their telemetry.
+  if (!interrupted.load()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(150) +
+                                std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    std::chrono::duration<double>(r.latency_p99 * 0.5)));
+  }
 
   bool breached = false;
   for (const auto& w : watches) breached = breached || w->breached();

@@ -1,11 +1,17 @@
 #include "tether/local/teleop/teleop_session.h"
 
+#include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <thread>
 
 #include "tether/common/teleop_channel.h"
+#include "tether/local/web/web_gamepad.h"
+#include "tether/v1/remote_site.grpc.pb.h"
 
 namespace tether::local {
 namespace {
@@ -89,6 +95,94 @@ TEST(FeltShares, AClampedGroupCountsEachShareScaledByTheClamp) {
   ForceReflectionConfig off = reflection();
   off.force_scale = 0.0;
   EXPECT_EQ(felt_shares(Vector6::Zero(), off, F_m, F_c, v_m).channel.norm(), 0.0);
+}
+
+// A site as a browser-driven session finds it, on loopback: earlier sessions' counts on its
+// counters (they run over its life); no task for the stream's first kIdle increments, of
+// which it queued the first kQueued and refused the rest (nothing takes increments then);
+// then a task starts: the queued ones dropped as stale and the gap before the next one
+// counted lost (as a site counts it that tells stale from lost only for what was queued),
+// and from then on every increment taken at once and reflected.
+class IdleThenRunningSite final : public v1::RemoteSite::Service {
+ public:
+  static constexpr std::uint64_t kEarlierApplied = 50000;
+  static constexpr std::uint64_t kEarlierLost = 7;
+  static constexpr std::uint64_t kEarlierStale = 300;
+  static constexpr std::uint64_t kQueued = 100;
+  static constexpr std::uint64_t kIdle = 2000;  // 2 s at 1 kHz
+
+  grpc::Status Teleoperate(
+      grpc::ServerContext*,
+      grpc::ServerReaderWriter<v1::ForceReflection, v1::TeleopIncrement>* stream) override {
+    v1::ForceReflection out;
+    v1::TeleoperationCounters& c = *out.mutable_teleoperation();
+    c.set_applied(kEarlierApplied);
+    c.set_lost(kEarlierLost);
+    c.set_stale(kEarlierStale);
+    out.set_state(v1::EXECUTOR_STATE_IDLE);
+    v1::TeleopIncrement in;
+    while (stream->Read(&in)) {
+      const std::uint64_t s = in.sequence();
+      if (s == kIdle) {  // the task starts
+        out.set_state(v1::EXECUTOR_STATE_RUNNING);
+        c.set_stale(c.stale() + kQueued);
+        out.set_applied_sequence(kQueued);
+      } else if (s > kIdle) {
+        if (s == kIdle + 1) c.set_lost(c.lost() + s - kQueued - 1);
+        c.set_applied(c.applied() + 1);
+        out.set_applied_sequence(s);
+      }
+      if (!stream->Write(out)) break;
+    }
+    return grpc::Status::OK;
+  }
+};
+
+// The summary of a browser-driven session claimed the site's counts over its life and a
+// round trip for every increment the site's numbering skipped, timed from when each was
+// sampled, up to the whole idle time before the task started.
+TEST(TeleopSession, ReportsItsOwnCountsAndRoundTripsOnlyOfWhatTheSiteTookInTurn) {
+  IdleThenRunningSite site;
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&site);
+  const std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_GT(port, 0);
+
+  // The browser's gamepad, which nobody holds: the session streams released heartbeats.
+  auto gamepad = std::make_shared<WebGamepad>();
+  OperatorInput input(std::make_unique<WebHandController>(gamepad, WebGamepadConfig{}),
+                      OperatorInputConfig{});
+  TeleopOptions options;
+  options.address = "127.0.0.1:" + std::to_string(port);
+  options.operator_name = "tester";
+  options.credentials.insecure = true;
+  options.realtime = false;
+  TeleopSession session(input, options);
+  session.start();
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (session.sent() < IdleThenRunningSite::kIdle + 500 && !session.finished() &&
+         std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  session.stop();
+  const TeleopReport r = session.wait();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(1));
+  ASSERT_TRUE(r.ok) << r.stream_status;
+  ASSERT_GT(r.sent, IdleThenRunningSite::kIdle + 1);
+  const std::uint64_t taken = r.sent - IdleThenRunningSite::kIdle;
+  EXPECT_EQ(r.last.teleoperation.applied, taken);
+  EXPECT_EQ(r.last.teleoperation.stale, IdleThenRunningSite::kQueued);
+  EXPECT_EQ(r.last.teleoperation.lost, IdleThenRunningSite::kIdle - IdleThenRunningSite::kQueued);
+  // The increments taken in turn after the start (the first may come with the gap's
+  // reflection), none of those passed over.
+  EXPECT_GE(r.measured, taken - 1);
+  EXPECT_LE(r.measured, taken);
+  // Milliseconds on loopback; those passed over would have given up to 2 s, half of them
+  // more than 0.5 s.
+  EXPECT_LT(r.latency_p50, 0.25);
+  EXPECT_LT(r.latency_max, 1.0);
 }
 
 }  // namespace

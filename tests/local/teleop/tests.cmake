@@ -5,4 +5,4 @@ tether_add_test(local_model_test SOURCES local/teleop/local_model_test.cc
 target_compile_definitions(local_model_test PRIVATE
   TETHER_TASK_DIR="${PROJECT_SOURCE_DIR}/remote_site/tasks")
 tether_add_test(teleop_session_test SOURCES local/teleop/teleop_session_test.cc
-                LIBS tether::local)
+                LIBS tether::local tether::proto)

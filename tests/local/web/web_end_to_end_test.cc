@@ -2,6 +2,8 @@
 // real-time loop) and `tether-ground --web 127.0.0.1:0 --device none` as child processes.
 // Over the WebSocket: the ground's address line, a bad task's error at its field, upload,
 // list, start, telemetry with the arm's points, set_parameter, and STOP stopping the arm.
+// With `--device web`: the browser's gamepad drives a session, and SIGINT ends the ground
+// at once with a true summary.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -14,6 +16,8 @@
 #include <regex>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "web_client.h"
 #include "web_pair.h"
@@ -192,6 +196,89 @@ TEST_F(WebEndToEnd, StopOverTheWebSocketStopsARunningTask) {
   ASSERT_EQ(r["diff"].size(), 1u) << r.dump();
   EXPECT_EQ(r["diff"][0]["field"], "force_control.reference_wrench.torque.x");
   EXPECT_EQ(r["diff"][0]["new"], "20");
+}
+
+// The browser's gamepad drives the session (`--device web`): the ground streams from its
+// start, while the site has no task and takes nothing (its queue fills within a second and
+// it refuses the rest), and the browser starts the task seconds later. A Ctrl-C ends the
+// ground within about a second (it slept half the session's p99 round trip first, and that
+// p99 counted the idle time), and its report is this session's: on loopback nothing lost,
+// the idle stream's increments stale (sent before the task started), round trips of
+// milliseconds.
+TEST(WebGamepadSession, SigintEndsTheGroundPromptlyWithATrueSummary) {
+  const std::string report =
+      (fs::temp_directory_path() / ("tether_web_gamepad_report_" + std::to_string(::getpid())))
+          .string();
+  fs::remove(report);
+  testing::WebPair pair;
+  const std::string failed = pair.start("web_gamepad", {"--device", "web", "--report", report});
+  ASSERT_TRUE(failed.empty()) << failed;
+  std::this_thread::sleep_for(std::chrono::seconds(4));  // idle: the site's queue overflows
+
+  WsClient c(pair.web_port());
+  ASSERT_TRUE(c.request({{"type", "subscribe"}, {"rate_hz", 30}}, 1)["ok"].get<bool>());
+  // The shipped shared-control door, tolerant of a shared CI machine (as tests/browser).
+  std::string task =
+      testing::read_text(TETHER_SOURCE_DIR "/remote_site/tasks/door_shared.textproto");
+  const std::vector<std::pair<std::string, std::string>> widened{
+      {"max_torque_nm: 60", "max_torque_nm: 200"},
+      {"stall_timeout_s: 0.1", "stall_timeout_s: 0.5"},
+      {"max_consecutive_overruns: 20", "max_consecutive_overruns: 1000"}};
+  for (const auto& [from, to] : widened) {
+    const std::size_t at = task.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    task.replace(at, from.size(), to);
+  }
+  json r = c.request({{"type", "upload"},
+                      {"site", "door"},
+                      {"task", "door_shared"},
+                      {"text", task},
+                      {"replace", true}},
+                     2);
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  r = c.request({{"type", "start"}, {"site", "door"}, {"task", "door_shared"}}, 3);
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  for (json t = c.next("telemetry"); t["state"] != "RUNNING"; t = c.next("telemetry")) {
+    ASSERT_NE(t["state"], "STOPPED") << t.dump();
+  }
+  // The browser takes teleoperation and holds its switch, the hand still, for a second.
+  r = c.request({{"type", "teleop"}, {"site", "door"}, {"enable", true}}, 4);
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  for (int i = 0; i < 20; ++i) {
+    c.send({{"type", "gamepad"}, {"seq", i + 1}, {"axes", {0, 0, 0, 0, 0, 0}}, {"enable", true}});
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  r = c.request({{"type", "teleop"}, {"site", "door"}, {"enable", false}}, 5);
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+
+  const auto interrupted = Clock::now();
+  pair.ground().signal(SIGINT);
+  const int status = pair.ground().wait_for(std::chrono::seconds(30));
+  const double took = std::chrono::duration<double>(Clock::now() - interrupted).count();
+  ASSERT_NE(status, -1) << "tether-ground still running 30 s after SIGINT\n"
+                        << testing::read_text(pair.ground_log());
+  std::printf("tether-ground ended %.3f s after SIGINT\n", took);
+  EXPECT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_LT(took, 1.5) << testing::read_text(pair.ground_log());
+
+  const std::string text = testing::read_text(report);
+  fs::remove(report);
+  const auto field = [&](const std::string& key) {
+    std::smatch match;
+    const bool found = std::regex_search(text, match, std::regex("(^|\n)" + key + " ([^\n]+)"));
+    EXPECT_TRUE(found) << key << " not in the report:\n" << text;
+    return found ? std::stod(match[2]) : -1.0;
+  };
+  EXPECT_EQ(field("lost"), 0.0) << text;
+  EXPECT_EQ(field("duplicates"), 0.0) << text;
+  // 4 s of a 1 kHz stream before the start, of which the site queued 1024 at most.
+  EXPECT_GT(field("stale"), 2000.0) << text;
+  EXPECT_GT(field("applied"), 0.0) << text;
+  EXPECT_LE(field("applied") + field("stale"), field("sent")) << text;
+  EXPECT_GT(field("measured"), 500.0) << text;
+  EXPECT_LT(field("latency_p50_ms"), 100.0) << text;
+  EXPECT_LT(field("latency_max_ms"), 2000.0) << text;
 }
 
 }  // namespace

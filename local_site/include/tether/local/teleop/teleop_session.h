@@ -100,7 +100,7 @@ struct TeleopTrace {
 struct TeleopReport {
   std::uint64_t sent = 0;         // increments written
   std::uint64_t reflections = 0;  // reflection samples received
-  std::uint64_t measured = 0;     // increments whose round trip was measured
+  std::uint64_t measured = 0;     // increments whose round trip was measured (taken in turn)
   double latency_p50 = 0.0;       // [s] sample → applied → reflected
   double latency_p99 = 0.0;
   double latency_max = 0.0;
@@ -125,7 +125,10 @@ struct TeleopReport {
   double predicted_aux0 = std::nan("");
   PredictionError prediction;
   std::vector<TeleopTrace> trace;
-  ReflectionSample last;      // includes the remote's applied/lost/duplicate counts
+  // The last reflection; its counters (applied, lost, duplicates, discarded, stale) are
+  // this session's: the remote's, which run over the site's life, less those it reported
+  // when the stream opened.
+  ReflectionSample last;
   std::string stream_status;  // "OK" or the code and message the stream ended with
   bool ok = false;            // stream ended with OK
 };
@@ -222,6 +225,7 @@ class TeleopSession {
   mutable std::mutex mutex_;  // guards what the reader shares
   ReflectionSample latest_;
   std::uint64_t reflections_ = 0;
+  TeleoperationCounters first_counters_;  // the site's, in the stream's first reflection
   std::uint64_t measured_up_to_ = 0;
   std::vector<double> latencies_;
   double peak_force_ = 0.0;
