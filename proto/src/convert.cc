@@ -458,8 +458,12 @@ SceneDescription to_scene(const v1::SceneDescription& scene, const std::string& 
     joint.name = j.name();
     joint.position = to_vector3(j.position(), at + ".position");
     joint.axis = to_vector3(j.axis(), at + ".axis");
-    if (!(joint.axis.norm() > 1e-9)) throw ConversionError(at + ".axis", ": must not be zero");
-    joint.axis.normalize();
+    // stableNorm: the plain norm of finite components near 1e200 overflows to infinity.
+    const double length = joint.axis.stableNorm();
+    if (!(length > 1e-9) || !std::isfinite(length)) {
+      throw ConversionError(at + ".axis", ": must be a finite, non-zero direction");
+    }
+    joint.axis /= length;
     if (!std::isfinite(j.lower()) || !std::isfinite(j.upper()) || j.lower() > j.upper()) {
       throw ConversionError(at + ".lower", " = " + std::to_string(j.lower()) +
                                                ": must be finite and <= upper (" +

@@ -96,6 +96,49 @@ TEST(ProtoConvert, RejectsNonFiniteNumbersNamingTheComponent) {
             "force_control.reference.torque.y = inf: must be finite");
 }
 
+TEST(ProtoConvert, ASceneRoundTripsAndBadGeometryIsRefusedNamingTheField) {
+  SceneDescription scene;
+  scene.name = "door";
+  SceneBody panel;
+  panel.name = "door_panel";
+  panel.size = Vector3(0.015, 0.325, 0.45);
+  panel.pose.p = Vector3(1.0, -0.2, 0.13);
+  panel.joint = "door_hinge";
+  scene.bodies.push_back(panel);
+  SceneJoint hinge;
+  hinge.name = "door_hinge";
+  hinge.position = Vector3(1.0, -0.55, 0.18);
+  hinge.lower = -0.1;
+  hinge.upper = 1.7;
+  hinge.aux_index = 0;
+  scene.joints.push_back(hinge);
+  v1::SceneDescription wire;
+  from_scene(scene, &wire);
+  EXPECT_EQ(to_scene(wire, "scene"), scene);
+
+  const auto refusal = [](const v1::SceneDescription& bad) {
+    try {
+      to_scene(bad, "scene");
+    } catch (const ConversionError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  // A direction with huge components is still a direction (its plain norm would overflow).
+  v1::SceneDescription huge = wire;
+  huge.mutable_joints(0)->mutable_axis()->set_z(1e200);
+  EXPECT_NEAR(to_scene(huge, "scene").joints[0].axis.z(), 1.0, 1e-12);
+  v1::SceneDescription bad = wire;
+  bad.mutable_joints(0)->mutable_axis()->set_z(0.0);
+  EXPECT_NE(refusal(bad).find("scene.joints[0].axis"), std::string::npos) << refusal(bad);
+  bad = wire;
+  bad.mutable_bodies(0)->mutable_size()->set_y(0.0);
+  EXPECT_NE(refusal(bad).find("scene.bodies[0].size"), std::string::npos) << refusal(bad);
+  bad = wire;
+  bad.mutable_joints(0)->set_lower(2.0);
+  EXPECT_NE(refusal(bad).find("scene.joints[0].lower = 2"), std::string::npos) << refusal(bad);
+}
+
 TEST(ProtoConvert, JointVectorsMustHaveSevenValues) {
   v1::JointVector q;
   q.add_values(0.1);
