@@ -35,7 +35,8 @@ for target in "${targets[@]}"; do
       -timeout=10 -rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
       -artifact_prefix="build/fuzz/artifacts/$target-" >"$log" 2>&1; then
     echo "$target: FAILED (see $log and build/fuzz/artifacts/)"
-    grep -E "ERROR|SUMMARY|Test unit written" "$log" | head -5
+    # (head closing the pipe early must not end the script under pipefail)
+    grep -E "deadly|SUMMARY|Test unit written|ERROR: [A-Z]" "$log" | head -5 || true
     status=1
   fi
   executions=$(awk '/stat::number_of_executed_units/ { print $2 }' "$log" | tail -1)
