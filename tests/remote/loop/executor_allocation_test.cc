@@ -94,6 +94,61 @@ void expect_no_allocation(ResolverKind resolver) {
   EXPECT_EQ(executor.status().state, ExecutorState::kStopped);
 }
 
+// A recovery out of a joint-limit stop (a jog) and out of a proximity stop (a retreat, the
+// resolver's DLS each cycle) runs in the cycle: nothing allocated from the stop to the end.
+TEST(ExecutorAllocation, RecoveryMotionAllocatesNothing) {
+  const ArmModel model = load_default_arm();
+  JointVector q0;
+  q0 << 0.1, 0.5, -0.1, -1.2, 0.2, 0.9, 0.3;
+  auto queue_owner = std::make_unique<HandControllerQueue>();
+  testing::FakeArm arm(model, q0);
+  arm.proximity.valid = true;
+  arm.proximity.distance = 0.2;
+  auto executor_owner = std::make_unique<Executor>(model, *queue_owner);
+  Executor& executor = *executor_owner;
+  const KinematicModel kin(model);
+  TaskParameters task;
+  task.name = "margin";
+  task.proximity.enabled = true;
+  task.proximity.reference_distance = 0.2;
+  task.bounds.min_proximity_distance = 0.1;
+  task.bounds.joint_limit_margin[3] = q0[3] - kin.lower_limits()[3] + 0.02;
+  task.bounds.stop_time = 0.01;
+  executor.submit(task);
+  auto cycle = [&] {
+    JointCommand command;
+    ArmState state;
+    const ArmStatus status = arm.read(state);
+    executor.cycle(state, status, command);
+    arm.write(command);
+    arm.advance_to(state.time + 0.001);
+  };
+  for (int n = 0; n < 50; ++n) cycle();
+  ASSERT_EQ(executor.status().breach.cause, BreachCause::kJointLimitMargin);
+  {
+    ::tether::testing::ScopedAllocationCounter counter;
+    executor.request_recovery(RecoveryRequest{RecoveryKind::kJointJog, 3, 0.05, 0.0});
+    for (int n = 0; n < 2000 && executor.status().recovery.outcome != RecoveryOutcome::kDone; ++n) {
+      cycle();
+    }
+    EXPECT_EQ(counter.count(), 0u);
+  }
+  ASSERT_EQ(executor.status().recovery.outcome, RecoveryOutcome::kDone);
+  executor.request_reset();
+  cycle();
+  ASSERT_EQ(executor.status().last_reset, ResetOutcome::kAccepted);
+  executor.submit(task);
+  for (int n = 0; n < 10; ++n) cycle();
+  arm.proximity.distance = 0.05;  // too close: a proximity stop
+  for (int n = 0; n < 50; ++n) cycle();
+  ASSERT_EQ(executor.status().breach.cause, BreachCause::kProximityTooClose);
+  ::tether::testing::ScopedAllocationCounter counter;
+  executor.request_recovery(RecoveryRequest{RecoveryKind::kRetreat, -1, 0.01, 0.0});
+  for (int n = 0; n < 200; ++n) cycle();
+  EXPECT_EQ(executor.status().state, ExecutorState::kRecovering);
+  EXPECT_EQ(counter.count(), 0u);
+}
+
 TEST(ExecutorAllocation, ACycleWithEveryBehaviourOnAllocatesNothing) {
   expect_no_allocation(ResolverKind::kDls);
 }
