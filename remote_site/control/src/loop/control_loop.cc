@@ -49,16 +49,26 @@ ExecutorState ControlLoop::run_cycle(double wakeup_latency) {
   ++statistics_.cycles;
   const double compute = static_cast<double>(now_ns() - t0) * 1e-9;
   statistics_.compute_time.add(compute);
-  record_buffer_ = executor_.last_cycle();
-  record_buffer_.compute_time = compute;
-  record_buffer_.wakeup_latency = wakeup_latency;
-  record_buffer_.overruns = statistics_.overruns;
-  latest_.store(record_buffer_);
-  if (record_ && !telemetry_.push(record_buffer_)) ++statistics_.telemetry_dropped;
+  timing_.store(CycleTiming{compute, wakeup_latency, statistics_.overruns});
+  if (record_) {
+    record_buffer_ = executor_.last_cycle();
+    record_buffer_.compute_time = compute;
+    record_buffer_.wakeup_latency = wakeup_latency;
+    if (!telemetry_.push(record_buffer_)) ++statistics_.telemetry_dropped;
+  }
   // Wakes consumers blocked in wait_for_cycle(); no system call unless one is waiting.
   cycles_published_.fetch_add(1, std::memory_order_release);
   cycles_published_.notify_all();
   return s;
+}
+
+CycleTelemetry ControlLoop::latest() const noexcept {
+  CycleTelemetry newest = executor_.telemetry();
+  const CycleTiming timing = timing_.load();
+  newest.compute_time = timing.compute_time;
+  newest.wakeup_latency = timing.wakeup_latency;
+  newest.overruns = timing.overruns;
+  return newest;
 }
 
 std::uint64_t ControlLoop::wait_for_cycle(std::uint64_t seen) const {

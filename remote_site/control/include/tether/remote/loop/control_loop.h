@@ -72,9 +72,10 @@ class ControlLoop {
 
   // Every cycle's telemetry, for a consumer thread; a full ring drops (and counts) samples.
   TelemetryRing& telemetry() { return telemetry_; }
-  // The newest cycle with its timing, published by the loop itself every cycle: what a
-  // status answer reads, never a consumer of the ring that may lag behind it. Any thread.
-  CycleTelemetry latest() const noexcept { return latest_.load(); }
+  // The newest cycle as the executor published it, with the timing of the last finished
+  // cycle: what a status answer reads, never a consumer of the ring that may lag behind it.
+  // Any thread; composed here, so the cycle itself stores only its few timing numbers.
+  CycleTelemetry latest() const noexcept;
   // Blocks until a cycle after the one numbered `seen` was published (or wake_waiters());
   // returns the newest number. Lets a consumer follow the loop without polling.
   std::uint64_t wait_for_cycle(std::uint64_t seen) const;
@@ -107,7 +108,12 @@ class ControlLoop {
   LoopStatistics statistics_;
   TelemetryRing telemetry_;
   CycleTelemetry record_buffer_;
-  SeqLock<CycleTelemetry> latest_;
+  struct CycleTiming {
+    double compute_time = 0.0;    // [s]
+    double wakeup_latency = 0.0;  // [s]
+    std::uint64_t overruns = 0;
+  };
+  SeqLock<CycleTiming> timing_;
   std::atomic<std::uint64_t> cycles_published_{0};
   std::atomic<bool> running_{false};
   std::atomic<bool> stop_{false};
