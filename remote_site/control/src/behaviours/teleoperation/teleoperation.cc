@@ -141,21 +141,30 @@ void Teleoperation::drain_stopped() noexcept {
       ended_ = false;
       continue;
     }
-    if (sample.sequence <= counters_.last_received) {
-      ++counters_.duplicates;
-      continue;
-    }
-    count_gap(sample.sequence);
-    counters_.last_received = sample.sequence;
+    if (!take_sequence(sample.sequence)) continue;
     // Taken and answered (the ground counts it as handled) but never played.
     if (sample.deadman) ++counters_.discarded;
-    counters_.last_sequence = sample.sequence;
-    counters_.last_ground_time_ns = sample.ground_time_ns;
-    counters_.last_arrival_ns = sample.arrival_ns;
+    answered(sample);
   }
   counters_.enabled = false;
   counters_.ended = ended_;
   counters_.awaiting_release = awaiting_release_;
+}
+
+bool Teleoperation::take_sequence(std::uint64_t sequence) noexcept {
+  if (sequence <= counters_.last_received) {
+    ++counters_.duplicates;
+    return false;
+  }
+  count_gap(sequence);
+  counters_.last_received = sequence;
+  return true;
+}
+
+void Teleoperation::answered(const HandControllerSample& sample) noexcept {
+  counters_.last_sequence = sample.sequence;
+  counters_.last_ground_time_ns = sample.ground_time_ns;
+  counters_.last_arrival_ns = sample.arrival_ns;
 }
 
 void Teleoperation::count_gap(std::uint64_t sequence) noexcept {
@@ -247,12 +256,7 @@ void Teleoperation::take(const HandControllerSample& sample,
     last_sample_time_ = context.elapsed;
     return;
   }
-  if (sample.sequence <= counters_.last_received) {
-    ++counters_.duplicates;
-    return;
-  }
-  count_gap(sample.sequence);
-  counters_.last_received = sample.sequence;
+  if (!take_sequence(sample.sequence)) return;
   ended_ = false;
   master_in_ = std::max(master_in_, sample.master_in);
   energies_.master.observed = sample.master_observed;
@@ -282,18 +286,14 @@ void Teleoperation::take(const HandControllerSample& sample,
     pending_size_ = 0;
     drop_spread();
     operator_enabled_ = false;
-    counters_.last_sequence = sample.sequence;
-    counters_.last_ground_time_ns = sample.ground_time_ns;
-    counters_.last_arrival_ns = sample.arrival_ns;
+    answered(sample);
     return;
   }
   if (awaiting_release_) {
     // Held through a stop and its reset: no motion until the switch is pressed afresh.
     ++counters_.discarded;
     operator_enabled_ = false;
-    counters_.last_sequence = sample.sequence;
-    counters_.last_ground_time_ns = sample.ground_time_ns;
-    counters_.last_arrival_ns = sample.arrival_ns;
+    answered(sample);
     return;
   }
   operator_enabled_ = true;
@@ -370,9 +370,7 @@ void Teleoperation::update(const TeleoperationParameters& parameters,
     head_fraction_ = fraction;
     if (fraction < 1.0) return;
     ++counters_.applied;
-    counters_.last_sequence = sample.sequence;
-    counters_.last_ground_time_ns = sample.ground_time_ns;
-    counters_.last_arrival_ns = sample.arrival_ns;
+    answered(sample);
     if (sample.ground_time_ns != 0) previous_ground_time_ns_ = sample.ground_time_ns;
     head_fraction_ = 0.0;
     pending_head_ = (pending_head_ + 1) % pending_.size();

@@ -193,6 +193,10 @@ class Teleoperation {
   void follow_switch(const HandControllerSample& sample) noexcept;
   // Counts the gap in the numbering before `sequence`: lost, or stale right after reset().
   void count_gap(std::uint64_t sequence) noexcept;
+  // A numbered sample taken in turn (a repeat or older one is counted a duplicate: false);
+  // and the newest one answered (played, or taken without motion), reported back.
+  bool take_sequence(std::uint64_t sequence) noexcept;
+  void answered(const HandControllerSample& sample) noexcept;
   bool due(const HandControllerSample& sample, const TeleoperationParameters& parameters,
            std::int64_t now_ns) const noexcept;
   double playout_delay(const TeleoperationParameters& parameters) const noexcept;
