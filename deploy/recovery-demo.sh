@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# From a joint-limit stop to a restarted task, through the real pair over mutual TLS (README
-# "Stops, resets and the way back"): a remote site on the embedded simulated arm (free scene)
+# From a joint-limit stop to a restarted task, through the real pair over mutual TLS
+# (docs/stops-and-recovery.md): a remote site on the embedded simulated arm (free scene)
 # runs deploy/examples/reach_down.textproto until its joint-limit margin stops it; the reset
 # is refused while the breach persists; a jog towards the limit is refused naming the
 # direction; the jog away moves the arm out at the site's recovery speed; the reset is then
