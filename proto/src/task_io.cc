@@ -56,9 +56,12 @@ v1::TeleopMode from_teleop_mode(TeleopMode mode) {
 
 ReflectionMethod to_reflection_method(v1::ReflectionMethod m, const std::string& path) {
   switch (m) {
-    case v1::REFLECTION_METHOD_UNSPECIFIED:
     case v1::REFLECTION_METHOD_NONE:
       return ReflectionMethod::kNone;
+    // Safe by default on any path: a task that does not choose gets the passivity channel,
+    // which keeps both ports passive whatever the link's delay and loss; the plain channel
+    // (REFLECTION_METHOD_NONE) generates energy through a delay and must be asked for.
+    case v1::REFLECTION_METHOD_UNSPECIFIED:
     case v1::REFLECTION_METHOD_PASSIVITY:
       return ReflectionMethod::kPassivity;
     case v1::REFLECTION_METHOD_WAVE:
