@@ -138,4 +138,16 @@ const char* unit_of(BreachCause cause) {
   return "";
 }
 
+const char* to_string(DataPlane plane) {
+  switch (plane) {
+    case DataPlane::kNone:
+      return "none";
+    case DataPlane::kStream:
+      return "stream";
+    case DataPlane::kDatagram:
+      return "datagram";
+  }
+  return "unknown";
+}
+
 }  // namespace tether

@@ -122,10 +122,17 @@ int main(int argc, char** argv) {
                  "start this stored task on the teleoperated site once streaming,\n"
                  "and stop it at the end")
       ->option_text("TASK");
+  std::string plane = "datagram";
+  app.add_option("--data-plane", plane,
+                 "how increments and reflections travel: datagram (UDP sealed under keys the\n"
+                 "mutual-TLS stream hands out, the stream the fallback; default) or stream\n"
+                 "(the gRPC stream only)")
+      ->option_text("PLANE")
+      ->check(CLI::IsMember({"datagram", "stream"}));
   double timeout = 5.0;
   app.add_option("--timeout", timeout,
-                 "deadline of each remote call, connection included (default 5s; a\n"
-                 "link of 1 s each way needs about 10s)")
+                 "least deadline of each remote call (default 5s); calls wait longer on a\n"
+                 "slow path: up to 30s to connect, then four measured round trips)")
       ->option_text("T")
       ->transform(cli::Seconds(0.001, 3600.0));
   app.add_option("--settle", options.settle,
@@ -207,6 +214,7 @@ int main(int argc, char** argv) {
         ClientCredentials{tls.insecure, tls.ca, tls.cert, tls.key, tls.server_name};
     options.reflect_from_model = reflect_from == "model";
     options.timeout = std::chrono::milliseconds(std::llround(timeout * 1e3));
+    options.plane = plane == "stream" ? tether::DataPlane::kStream : tether::DataPlane::kDatagram;
     if (options.device == "web" && options.web.empty()) {
       throw CLI::ValidationError("--device", "web needs --web HOST:PORT");
     }

@@ -395,6 +395,18 @@ remote::TeleoperationCounters to_teleoperation_counters(const v1::TeleoperationC
   out.enabled = counters.enabled();
   out.ended = counters.ended();
   out.awaiting_release = counters.awaiting_release();
+  out.concealed = counters.concealed();
+  switch (counters.plane()) {
+    case v1::DATA_PLANE_STREAM:
+      out.plane = DataPlane::kStream;
+      break;
+    case v1::DATA_PLANE_DATAGRAM:
+      out.plane = DataPlane::kDatagram;
+      break;
+    default:
+      out.plane = DataPlane::kNone;
+      break;
+  }
   out.stall_bound = counters.stall_bound_s();
   out.playout_delay = counters.playout_delay_s();
   return out;
@@ -412,6 +424,18 @@ void from_teleoperation_counters(const remote::TeleoperationCounters& counters,
   out->set_enabled(counters.enabled);
   out->set_ended(counters.ended);
   out->set_awaiting_release(counters.awaiting_release);
+  out->set_concealed(counters.concealed);
+  switch (counters.plane) {
+    case DataPlane::kNone:
+      out->set_plane(v1::DATA_PLANE_UNSPECIFIED);
+      break;
+    case DataPlane::kStream:
+      out->set_plane(v1::DATA_PLANE_STREAM);
+      break;
+    case DataPlane::kDatagram:
+      out->set_plane(v1::DATA_PLANE_DATAGRAM);
+      break;
+  }
   out->set_stall_bound_s(counters.stall_bound);
   out->set_playout_delay_s(counters.playout_delay);
 }

@@ -82,6 +82,7 @@ int main(int argc, char** argv) {
   const std::string task_group = "task mode";
   std::string serve_address, site = "remote", task_dir, port_file, arm_link_spec, arm_link_key;
   double lease_timeout = 5.0;
+  int datagram_port = 0;
   double link_timeout = 0.01;
   double duration = 10.0;
   auto* serve_option =
@@ -103,6 +104,12 @@ int main(int argc, char** argv) {
                  "control lapses after T of silence from its operator (default 5s)")
       ->option_text("T")
       ->transform(cli::Seconds())
+      ->group(serve_group);
+  app.add_option("--datagram-port", datagram_port,
+                 "UDP port of the teleoperation datagram plane, on the --serve host: 0 the\n"
+                 "gRPC port's number (default), -1 none (increments on the stream only)")
+      ->option_text("PORT")
+      ->check(CLI::Range(-1, 65535))
       ->group(serve_group);
   app.add_option("--port-file", port_file, "also write the bound port to FILE")
       ->option_text("FILE")
@@ -259,6 +266,7 @@ int main(int argc, char** argv) {
       options.site_name = site;
       options.task_directory = task_dir;
       options.lease_timeout = lease_timeout;
+      options.datagram_port = datagram_port;
       options.loop_cpu = loop_cpu;
       options.security = SecurityOptions{tls.insecure, tls.ca, tls.cert, tls.key, tls.crl, roles};
       options.audit_file = !audit.empty()      ? audit

@@ -472,6 +472,7 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
   teleop.credentials = options.credentials;
   teleop.rate = options.rate;
   teleop.settle = options.settle;
+  teleop.plane = options.plane;
   // The session runs until told: the duration is kept below, where the stream is ended
   // before the task is stopped.
   teleop.duration = 0.0;
@@ -562,8 +563,35 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
     }
   }
   const auto begin = std::chrono::steady_clock::now();
+  // The link as the session sees it: silent once no reflection came for the longer of
+  // 0.5 s and three round trips, and back when one comes; the operator reads both.
+  std::int64_t silent_since = 0;
   while (!session.finished() && !interrupted.load()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (const std::int64_t last = session.last_reflection_ns(); last != 0) {
+      const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch())
+                                   .count();
+      const auto quiet = static_cast<std::int64_t>(std::max(0.5, 3.0 * session.round_trip()) * 1e9);
+      if (silent_since == 0 && now - last > quiet) {
+        silent_since = last;
+        std::lock_guard lock(out_mutex);
+        out << "[" << teleop_site.name << "] link silent: no reflection for "
+            << (now - last) / 1000000 << " ms" << std::endl;
+      } else if (silent_since != 0 && last > silent_since) {
+        const ReflectionSample r = session.latest_reflection();
+        std::lock_guard lock(out_mutex);
+        out << "[" << teleop_site.name << "] link back after " << (last - silent_since) / 1000000
+            << " ms; the site is " << to_string(r.state);
+        if (r.state == ExecutorState::kStopped || r.state == ExecutorState::kStopping) {
+          out << (r.breach ? " (" + r.breach.description + ")" : std::string())
+              << ": reset it (tether reset), start the task again and enable (release the "
+                 "switch, then hold it)";
+        }
+        out << std::endl;
+        silent_since = 0;
+      }
+    }
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
     if (options.duration > 0.0 && elapsed >= options.duration) break;
@@ -672,6 +700,25 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
                   e.joints_corrected_max * 1e3);
     out << line;
   }
+  if (r.datagrams.offered) {
+    std::snprintf(line, sizeof line,
+                  "  data plane        %s: %llu datagrams sent to %s (%.1f kB), %llu "
+                  "reflections received (%.1f kB), %llu dropped; %llu increments on the "
+                  "stream; %llu concealed by the remote\n",
+                  to_string(r.plane), static_cast<unsigned long long>(r.datagrams.sent),
+                  r.datagrams.peer.c_str(), static_cast<double>(r.datagrams.bytes_sent) / 1e3,
+                  static_cast<unsigned long long>(r.datagrams.received),
+                  static_cast<double>(r.datagrams.bytes_received) / 1e3,
+                  static_cast<unsigned long long>(r.datagrams.dropped),
+                  static_cast<unsigned long long>(r.datagrams.stream_increments),
+                  static_cast<unsigned long long>(r.last.teleoperation.concealed));
+    out << line;
+  } else {
+    out << "  data plane        stream" << std::endl;
+  }
+  if (!r.datagrams.fallback.empty()) {
+    out << "  fallback          " << r.datagrams.fallback << std::endl;
+  }
   out << "  stream            " << r.stream_status << std::endl;
   if (!options.report_path.empty()) {
     std::ofstream report(options.report_path);
@@ -695,6 +742,11 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
            << "\nprediction_model_rms_deg " << r.prediction.model_rms * kRadToDeg
            << "\nprediction_corrected_rms_deg " << r.prediction.corrected_rms * kRadToDeg
            << "\nprediction_corrected_max_deg " << r.prediction.corrected_max * kRadToDeg
+           << "\nplane " << to_string(r.plane) << "\nconcealed " << r.last.teleoperation.concealed
+           << "\ndatagrams_sent " << r.datagrams.sent << "\ndatagram_bytes_sent "
+           << r.datagrams.bytes_sent << "\ndatagrams_received " << r.datagrams.received
+           << "\ndatagram_bytes_received " << r.datagrams.bytes_received << "\ndatagrams_dropped "
+           << r.datagrams.dropped << "\nstream_increments " << r.datagrams.stream_increments
            << "\nbreached " << (breached ? 1 : 0) << "\n";
   }
   if (!options.plot_path.empty()) {

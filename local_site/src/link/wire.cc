@@ -254,4 +254,24 @@ ReflectionSample to_domain(const v1::ForceReflection& in) {
   return out;
 }
 
+int wire_mode(TeleopMode mode) { return static_cast<int>(proto::from_teleop_mode(mode)); }
+
+ExecutorState to_executor_state(std::uint8_t number) {
+  if (!v1::ExecutorState_IsValid(number)) return ExecutorState::kUnspecified;
+  try {
+    return proto::to_executor_state(static_cast<v1::ExecutorState>(number), "state");
+  } catch (const std::exception&) {
+    return ExecutorState::kUnspecified;
+  }
+}
+
+TeleopMode to_mode(std::uint8_t number, TeleopMode otherwise) {
+  if (number == 0 || !v1::TeleopMode_IsValid(number)) return otherwise;
+  try {
+    return proto::to_teleop_mode(static_cast<v1::TeleopMode>(number), "mode");
+  } catch (const std::exception&) {
+    return otherwise;
+  }
+}
+
 }  // namespace tether::local::wire

@@ -36,4 +36,10 @@ void to_wire(const OperatorIncrement& increment, std::uint64_t sequence,
 void to_wire(const MasterChannel& channel, v1::TeleopIncrement* out);
 ReflectionSample to_domain(const v1::ForceReflection& reflection);
 
+// The datagram plane carries these enums as their tether.v1 numbers.
+int wire_mode(TeleopMode mode);
+// An unknown number gives kUnspecified / `otherwise`.
+ExecutorState to_executor_state(std::uint8_t number);
+TeleopMode to_mode(std::uint8_t number, TeleopMode otherwise);
+
 }  // namespace tether::local::wire

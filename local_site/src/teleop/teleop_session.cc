@@ -11,6 +11,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "datagram_link.h"
 #include "link/channel.h"
 #include "link/wire.h"
 #include "tether/v1/remote_site.grpc.pb.h"
@@ -51,6 +52,7 @@ struct TeleopSession::Stream {
   std::unique_ptr<grpc::ClientReaderWriter<v1::TeleopIncrement, v1::ForceReflection>> rw;
   std::mutex write_mutex;  // Write and WritesDone come from two threads
   bool writes_done = false;
+  std::unique_ptr<GroundDatagramLink> datagrams;  // set before datagrams_ready_
 };
 
 TeleopSession::TeleopSession(OperatorInput& input, const TeleopOptions& options)
@@ -81,6 +83,7 @@ TeleopSession::~TeleopSession() {
   if (stream_) stream_->context.TryCancel();
   if (sampler_.joinable()) sampler_.join();
   if (reader_.joinable()) reader_.join();
+  if (datagram_reader_.joinable()) datagram_reader_.join();
 }
 
 void TeleopSession::start() {
@@ -88,12 +91,16 @@ void TeleopSession::start() {
   SiteChannel site =
       open_site_channel(options_.address, options_.credentials, options_.operator_name);
   stream_->channel = std::move(site.channel);
-  if (!stream_->channel->WaitForConnected(std::chrono::system_clock::now() +
-                                          std::chrono::seconds(5))) {
-    throw std::runtime_error("cannot reach the remote site at " + options_.address);
+  const auto connect_deadline = std::chrono::system_clock::now() +
+                                std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                                    std::chrono::duration<double>(options_.connect_timeout));
+  if (!stream_->channel->WaitForConnected(connect_deadline)) {
+    throw std::runtime_error("cannot reach the remote site at " + options_.address + " within " +
+                             std::to_string(options_.connect_timeout) + " s");
   }
   stream_->stub = v1::RemoteSite::NewStub(stream_->channel);
   if (site.insecure) stream_->context.AddMetadata("tether-operator", options_.operator_name);
+  if (options_.plane == DataPlane::kDatagram) stream_->context.AddMetadata("tether-datagram", "1");
   stream_->rw = stream_->stub->Teleoperate(&stream_->context);
   reader_ = std::thread([this] { read_loop(); });
   sampler_ = std::thread([this] { sample_loop(); });
@@ -156,6 +163,17 @@ void TeleopSession::sample_loop() {
   }
   const auto period_ns = static_cast<std::int64_t>(std::llround(1e9 / options_.rate));
   const double dt = 1.0 / options_.rate;
+  if (options_.plane == DataPlane::kDatagram) {
+    // The site's answer (its keys, or none) comes a round trip after the stream opened;
+    // sampling begins once the plane is known, so that no increment goes on the stream
+    // only to be overtaken by the datagrams after it. Nothing moves before: the session
+    // and the task have not begun.
+    const std::int64_t give_up =
+        now_ns() + static_cast<std::int64_t>(options_.connect_timeout * 1e9);
+    while (!metadata_read_.load(std::memory_order_acquire) && !stop_.load() && now_ns() < give_up) {
+      sleep_until_ns(now_ns() + 1000000);
+    }
+  }
   const std::int64_t t0 = now_ns();
   start_ns_.store(t0);
   std::int64_t deadline = t0;
@@ -169,6 +187,12 @@ void TeleopSession::sample_loop() {
   WaveMaster wave(wave_b);
   ReflectionMethod method = ReflectionMethod::kNone;
   v1::TeleopIncrement message;
+  // The datagram plane's segment: the motion summed since the switch or mode last changed
+  // (or the plane was taken up), which each datagram carries whole (teleop_datagram.h).
+  datagram::IncrementMessage dgram;
+  bool segment_open = false;
+  std::array<double, 7> segment_sum{};
+  std::uint64_t segment_length = 0;
   double next_trace = 0.0;
   std::int64_t last_sample_ns = 0;
   while (!stop_.load(std::memory_order_acquire) && !finished_.load()) {
@@ -331,13 +355,76 @@ void TeleopSession::sample_loop() {
     piece.increment /= pieces;
     piece.arm_angle_increment /= pieces;
     bool written = true;
-    for (int k = pieces - 1; k >= 0 && written; --k) {
-      const std::uint64_t number = sequence - static_cast<std::uint64_t>(k);
-      send_time_ns_[number % kSendRing].store(now, std::memory_order_release);
-      wire::to_wire(piece, number, now, &message);
-      wire::to_wire(sent, &message);
-      std::lock_guard lock(stream_->write_mutex);
-      written = !stream_->writes_done && stream_->rw->Write(message);
+    const bool by_datagram = use_datagrams(now) && sequence <= 0xFFFFFFFFULL;
+    if (by_datagram) {
+      const bool enabled = increment.deadman && increment.valid;
+      const auto mode = static_cast<std::uint8_t>(wire::wire_mode(increment.mode));
+      if (!segment_open || enabled != dgram.deadman || mode != dgram.mode) {
+        segment_open = true;
+        segment_sum.fill(0.0);
+        segment_length = 0;
+      }
+      for (int i = 0; i < 6; ++i)
+        segment_sum[static_cast<std::size_t>(i)] += increment.increment[i];
+      segment_sum[6] += increment.arm_angle_increment;
+      segment_length += static_cast<std::uint64_t>(pieces);
+      dgram.sequence = static_cast<std::uint32_t>(sequence);
+      dgram.pieces = static_cast<std::uint8_t>(pieces);
+      dgram.ground_time_ns = static_cast<std::uint64_t>(now);
+      dgram.deadman = enabled;
+      dgram.mode = mode;
+      dgram.segment_length = static_cast<std::uint16_t>(
+          std::min<std::uint64_t>(std::min<std::uint64_t>(segment_length, sequence), 0xFFFF));
+      for (std::size_t i = 0; i < 7; ++i) dgram.motion[i] = static_cast<float>(segment_sum[i]);
+      dgram.master_in = sent.energies.in;
+      dgram.master_observed = static_cast<float>(sent.energies.observed);
+      dgram.master_dissipated = static_cast<float>(sent.energies.dissipated);
+      dgram.has_wave = method == ReflectionMethod::kWave;
+      for (std::size_t i = 0; i < 6; ++i) {
+        dgram.wave[i] = static_cast<float>(sent.wave[static_cast<Eigen::Index>(i)]);
+      }
+      for (int k = pieces - 1; k >= 0; --k) {
+        send_time_ns_[(sequence - static_cast<std::uint64_t>(k)) % kSendRing].store(
+            now, std::memory_order_release);
+      }
+      // A datagram the socket refuses is lost like one the path drops: the next carries its
+      // motion. The session ends on the stream (the control plane), not here. Refused before
+      // the site ever answered (ICMP port unreachable: nothing listens for UDP there, e.g. a
+      // byte-stream proxy in between), the plane is not there: this sample and the rest go
+      // on the stream.
+      if (!stream_->datagrams->send(dgram) && last_datagram_reflection_ns_.load() == 0) {
+        fallen_back_.store(true);
+        {
+          std::lock_guard lock(mutex_);
+          fallback_ = "the site's datagram port " + stream_->datagrams->peer() +
+                      " refused the first datagrams";
+          spdlog::warn("teleoperation: {}; increments go on the stream", fallback_);
+        }
+        segment_open = false;
+        for (int k = pieces - 1; k >= 0 && written; --k) {
+          const std::uint64_t number = sequence - static_cast<std::uint64_t>(k);
+          wire::to_wire(piece, number, now, &message);
+          wire::to_wire(sent, &message);
+          std::lock_guard lock(stream_->write_mutex);
+          written = !stream_->writes_done && stream_->rw->Write(message);
+        }
+        stream_increments_ += static_cast<std::uint64_t>(pieces);
+      } else {
+        std::lock_guard lock(stream_->write_mutex);
+        written = !stream_->writes_done;
+      }
+    } else {
+      // Back on the stream: a later switch to datagrams begins a segment of its own.
+      segment_open = false;
+      for (int k = pieces - 1; k >= 0 && written; --k) {
+        const std::uint64_t number = sequence - static_cast<std::uint64_t>(k);
+        send_time_ns_[number % kSendRing].store(now, std::memory_order_release);
+        wire::to_wire(piece, number, now, &message);
+        wire::to_wire(sent, &message);
+        std::lock_guard lock(stream_->write_mutex);
+        written = !stream_->writes_done && stream_->rw->Write(message);
+      }
+      stream_increments_ += static_cast<std::uint64_t>(pieces);
     }
     if (!written) break;
     sent_.store(sequence);
@@ -370,58 +457,48 @@ void TeleopSession::sample_loop() {
 }
 
 void TeleopSession::read_loop() {
+  if (options_.plane == DataPlane::kDatagram) {
+    // The site's answer to the request for a datagram session comes as the stream's initial
+    // metadata (with its first reflection, or its refusal).
+    stream_->rw->WaitForInitialMetadata();
+    {
+      const auto& metadata = stream_->context.GetServerInitialMetadata();
+      const auto keys_it = metadata.find("tether-datagram-session");
+      const auto port_it = metadata.find("tether-datagram-port");
+      if (keys_it != metadata.end() && port_it != metadata.end()) {
+        const auto keys = datagram::keys_from_text(
+            std::string_view(keys_it->second.data(), keys_it->second.size()));
+        int port = 0;
+        try {
+          port = std::stoi(std::string(port_it->second.data(), port_it->second.size()));
+        } catch (const std::exception&) {
+          port = 0;
+        }
+        const std::string host = host_of(options_.address);
+        if (keys && port > 0 && port < 65536 && !host.empty()) {
+          try {
+            stream_->datagrams = std::make_unique<GroundDatagramLink>(host, port, *keys);
+            datagrams_ready_.store(true, std::memory_order_release);
+            datagram_reader_ = std::thread([this] { datagram_loop(); });
+          } catch (const std::exception& e) {
+            std::lock_guard lock(mutex_);
+            fallback_ = e.what();
+          }
+        } else {
+          std::lock_guard lock(mutex_);
+          fallback_ = "the site's datagram session could not be read";
+        }
+      }
+    }
+  }
+  metadata_read_.store(true, std::memory_order_release);
   v1::ForceReflection in;
   while (stream_->rw->Read(&in)) {
     const std::int64_t arrived = now_ns();
+    last_stream_reflection_ns_.store(arrived);
     ReflectionSample sample = wire::to_domain(in);
     std::lock_guard lock(mutex_);
-    ++reflections_;
-    // The site counts over its life, across streams and grounds (it numbers increments on
-    // from stream to stream): this session's counts are what changed from the stream's
-    // first reflection, which the site sends before it has read the stream's increments.
-    if (reflections_ == 1) first_counters_ = sample.teleoperation;
-    const TeleoperationCounters& before =
-        reflections_ == 1 ? sample.teleoperation : latest_.teleoperation;
-    // Increments the site passed over — dropped at a task's start (stale: queued, or
-    // refused by its full queue, while nothing took them) or a gap in the numbering (lost)
-    // — made no round trip: the advance that skips them says nothing of when they were
-    // sent, which may be the whole idle time before the task started.
-    const bool passed_over =
-        sample.teleoperation.stale != before.stale || sample.teleoperation.lost != before.lost;
-    const std::uint64_t sent = sent_.load();
-    const std::uint64_t newest = std::min<std::uint64_t>(sample.applied_sequence, sent);
-    // The ring holds the sampling times of the last kSendRing increments numbered (a sample
-    // being written included): an older increment's slot holds a newer one's time.
-    const std::uint64_t numbered = sent + static_cast<std::uint64_t>(kMaxIncrementPieces);
-    const std::uint64_t oldest = numbered >= kSendRing ? numbered - kSendRing + 1 : 1;
-    if (!passed_over) {
-      // Every increment applied since the last reflection made the round trip just now.
-      for (std::uint64_t s = std::max(measured_up_to_ + 1, oldest); s <= newest; ++s) {
-        const std::int64_t sent_at = send_time_ns_[s % kSendRing].load(std::memory_order_acquire);
-        latencies_.push_back(static_cast<double>(arrived - sent_at) * 1e-9);
-      }
-    }
-    measured_up_to_ = std::max(measured_up_to_, newest);
-    // NTP-style: t1 sent, t2 arrived at the remote, t3 the remote's reflection, t4 here.
-    if (!passed_over && sample.increment_arrival_ns != 0 && sample.remote_time_ns != 0 &&
-        newest >= oldest && newest == sample.applied_sequence) {
-      const double t1 =
-          static_cast<double>(send_time_ns_[newest % kSendRing].load(std::memory_order_acquire));
-      const auto t2 = static_cast<double>(sample.increment_arrival_ns);
-      const auto t3 = static_cast<double>(sample.remote_time_ns);
-      const auto t4 = static_cast<double>(arrived);
-      const double path = ((t4 - t1) - (t3 - t2)) * 1e-9;
-      if (path > 0.0 && path <= best_path_) {
-        best_path_ = path;
-        one_way_delay_ = 0.5 * path;
-        clock_offset_ = 0.5 * ((t2 - t1) + (t3 - t4)) * 1e-9;
-        link_estimated_ = true;
-      }
-    }
-    peak_force_ = std::max(peak_force_, sample.measured.head<3>().norm());
-    peak_torque_ = std::max(peak_torque_, sample.measured.tail<3>().norm());
-    min_slave_observed_ = std::min(min_slave_observed_, sample.channel.slave.observed);
-    latest_ = std::move(sample);
+    absorb(std::move(sample), arrived, true, false);
   }
   const grpc::Status status = stream_->rw->Finish();
   {
@@ -432,6 +509,149 @@ void TeleopSession::read_loop() {
                     : "code " + std::to_string(status.error_code()) + ": " + status.error_message();
   }
   finished_.store(true);
+  if (stream_->datagrams) stream_->datagrams->close();
+}
+
+void TeleopSession::datagram_loop() {
+  GroundDatagramLink& link = *stream_->datagrams;
+  while (!finished_.load()) {
+    std::int64_t arrived = 0;
+    const auto m = link.receive(100, arrived);
+    if (!m) continue;
+    last_datagram_reflection_ns_.store(arrived);
+    std::lock_guard lock(mutex_);
+    // Reflections are state: one older than the newest taken is dropped.
+    const auto behind =
+        static_cast<std::int32_t>(m->cycle - static_cast<std::uint32_t>(latest_.cycle));
+    if (reflections_ > 0 && behind <= 0) continue;
+    ReflectionSample sample = latest_;
+    sample.cycle = latest_.cycle + static_cast<std::uint64_t>(static_cast<std::int64_t>(behind));
+    if (reflections_ == 0) sample.cycle = m->cycle;
+    sample.applied_sequence = m->applied_sequence;
+    sample.state = wire::to_executor_state(m->state);
+    sample.mode = wire::to_mode(m->mode, sample.mode);
+    sample.reflection = static_cast<ReflectionMethod>(m->method);
+    for (int i = 0; i < 6; ++i) sample.reflected[i] = m->reflected[static_cast<std::size_t>(i)];
+    sample.slave_in = m->slave_in;
+    sample.channel.slave.in = m->slave_in;
+    sample.remote_time_ns = m->remote_time_ns;
+    sample.increment_arrival_ns = m->hold_ns == datagram::ReflectionMessage::kNoHold
+                                      ? 0
+                                      : m->remote_time_ns - std::int64_t{m->hold_ns};
+    if (m->has_detail) {
+      for (int i = 0; i < 6; ++i) {
+        sample.measured[i] = m->measured[static_cast<std::size_t>(i)];
+        sample.tracking_error[i] = m->tracking_error[static_cast<std::size_t>(i)];
+      }
+      sample.task_time = m->task_time;
+      sample.channel.slave.observed = m->slave_observed;
+      sample.channel.slave.dissipated = m->slave_dissipated;
+    }
+    if (m->has_wave) {
+      for (int i = 0; i < 6; ++i)
+        sample.return_wave[i] = m->return_wave[static_cast<std::size_t>(i)];
+      sample.wave_impedance.translation = m->wave_impedance[0];
+      sample.wave_impedance.rotation = m->wave_impedance[1];
+      sample.wave_impedance.filter_hz = m->wave_impedance[2];
+    }
+    sample.has_eye = m->has_eye;
+    if (m->has_eye) {
+      const Eigen::Quaterniond q(m->eye[0], m->eye[1], m->eye[2], m->eye[3]);
+      sample.world_R_eye = q.normalized().toRotationMatrix();
+      sample.eye_time_ns = m->eye_time_ns;
+    }
+    // A change in what the site passed over (lost or stale) marks an advance that made no
+    // round trip, as the stream's counters do.
+    const bool skipped = skipped_known_ && m->skipped != skipped_;
+    absorb(std::move(sample), arrived, false, skipped);
+    skipped_ = m->skipped;
+    skipped_known_ = true;
+  }
+}
+
+bool TeleopSession::use_datagrams(std::int64_t now) {
+  if (!datagrams_ready_.load(std::memory_order_acquire) || fallen_back_.load()) return false;
+  std::int64_t since = datagrams_since_ns_.load();
+  if (since == 0) {
+    datagrams_since_ns_.store(now);
+    since = now;
+  }
+  // Back to the stream when the stream delivers and no datagram ever came back: UDP
+  // blocked on the way. Once the plane worked it stays: loss and outages are what its
+  // concealment and the site's stall rule are for, and after an outage TCP's backlog can
+  // arrive before the first datagram does. The wait covers a round trip of seconds.
+  if (last_datagram_reflection_ns_.load() != 0) return true;
+  const double wait = std::max(1.0, 3.0 * round_trip_.load());
+  const auto wait_ns = static_cast<std::int64_t>(wait * 1e9);
+  if (now - since > wait_ns && now - last_stream_reflection_ns_.load() < 250'000'000) {
+    fallen_back_.store(true);
+    std::lock_guard lock(mutex_);
+    fallback_ = "no reflection datagram for " + std::to_string(static_cast<int>(wait * 1e3)) +
+                " ms while the stream delivered";
+    spdlog::warn("teleoperation: {}; increments go on the stream", fallback_);
+    return false;
+  }
+  return true;
+}
+
+void TeleopSession::absorb(ReflectionSample sample, std::int64_t arrived, bool from_stream,
+                           bool skipped) {
+  if (from_stream && reflections_ > 0 && sample.cycle < latest_.cycle) {
+    // Behind the datagrams: only what they leave out (the counters, the breach, the
+    // ground's port as the site saw it).
+    latest_.teleoperation = sample.teleoperation;
+    latest_.breach = sample.breach;
+    latest_.channel.master = sample.channel.master;
+    return;
+  }
+  ++reflections_;
+  // The site counts over its life, across streams and grounds (it numbers increments on
+  // from stream to stream): this session's counts are what changed from the stream's
+  // first reflection, which the site sends before it has read the stream's increments.
+  if (reflections_ == 1) first_counters_ = sample.teleoperation;
+  const TeleoperationCounters& before =
+      reflections_ == 1 ? sample.teleoperation : latest_.teleoperation;
+  // Increments the site passed over — dropped at a task's start (stale: queued, or
+  // refused by its full queue, while nothing took them) or a gap in the numbering (lost)
+  // — made no round trip: the advance that skips them says nothing of when they were
+  // sent, which may be the whole idle time before the task started.
+  const bool passed_over = skipped || sample.teleoperation.stale != before.stale ||
+                           sample.teleoperation.lost != before.lost;
+  const std::uint64_t sent = sent_.load();
+  const std::uint64_t newest = std::min<std::uint64_t>(sample.applied_sequence, sent);
+  // The ring holds the sampling times of the last kSendRing increments numbered (a sample
+  // being written included): an older increment's slot holds a newer one's time.
+  const std::uint64_t numbered = sent + static_cast<std::uint64_t>(kMaxIncrementPieces);
+  const std::uint64_t oldest = numbered >= kSendRing ? numbered - kSendRing + 1 : 1;
+  if (!passed_over) {
+    // Every increment applied since the last reflection made the round trip just now.
+    for (std::uint64_t s = std::max(measured_up_to_ + 1, oldest); s <= newest; ++s) {
+      const std::int64_t sent_at = send_time_ns_[s % kSendRing].load(std::memory_order_acquire);
+      latencies_.push_back(static_cast<double>(arrived - sent_at) * 1e-9);
+    }
+  }
+  measured_up_to_ = std::max(measured_up_to_, newest);
+  // NTP-style: t1 sent, t2 arrived at the remote, t3 the remote's reflection, t4 here.
+  if (!passed_over && sample.increment_arrival_ns != 0 && sample.remote_time_ns != 0 &&
+      newest >= oldest && newest == sample.applied_sequence) {
+    const double t1 =
+        static_cast<double>(send_time_ns_[newest % kSendRing].load(std::memory_order_acquire));
+    const auto t2 = static_cast<double>(sample.increment_arrival_ns);
+    const auto t3 = static_cast<double>(sample.remote_time_ns);
+    const auto t4 = static_cast<double>(arrived);
+    const double path = ((t4 - t1) - (t3 - t2)) * 1e-9;
+    if (path > 0.0 && path <= best_path_) {
+      best_path_ = path;
+      round_trip_.store(path);
+      one_way_delay_ = 0.5 * path;
+      clock_offset_ = 0.5 * ((t2 - t1) + (t3 - t4)) * 1e-9;
+      link_estimated_ = true;
+    }
+  }
+  peak_force_ = std::max(peak_force_, sample.measured.head<3>().norm());
+  peak_torque_ = std::max(peak_torque_, sample.measured.tail<3>().norm());
+  min_slave_observed_ = std::min(min_slave_observed_, sample.channel.slave.observed);
+  latest_ = std::move(sample);
 }
 
 ReflectionSample TeleopSession::latest_reflection() const {
@@ -442,6 +662,7 @@ ReflectionSample TeleopSession::latest_reflection() const {
 TeleopReport TeleopSession::wait() {
   if (sampler_.joinable()) sampler_.join();
   if (reader_.joinable()) reader_.join();
+  if (datagram_reader_.joinable()) datagram_reader_.join();
   return build_report();
 }
 
@@ -480,9 +701,24 @@ TeleopReport TeleopSession::build_report() {
     c.duplicates -= first_counters_.duplicates;
     c.discarded -= first_counters_.discarded;
     c.stale -= first_counters_.stale;
+    c.concealed -= first_counters_.concealed;
   }
   r.stream_status = stream_status_;
   r.ok = stream_ok_;
+  r.plane =
+      datagrams_ready_.load() && !fallen_back_.load() ? DataPlane::kDatagram : DataPlane::kStream;
+  r.datagrams.fallback = fallback_;
+  r.datagrams.stream_increments = stream_increments_;
+  if (stream_ && stream_->datagrams) {
+    const GroundDatagramStats d = stream_->datagrams->stats();
+    r.datagrams.offered = true;
+    r.datagrams.peer = stream_->datagrams->peer();
+    r.datagrams.sent = d.sent;
+    r.datagrams.bytes_sent = d.bytes_sent;
+    r.datagrams.received = d.received;
+    r.datagrams.bytes_received = d.bytes_received;
+    r.datagrams.dropped = d.drops.forged + d.drops.replayed + d.drops.malformed + d.drops.invalid;
+  }
   return r;
 }
 

@@ -196,6 +196,10 @@ nlohmann::json telemetry_message(const std::string& site, const TelemetrySample&
       {"link_rtt_ms", link_rtt_ms >= 0.0 ? nlohmann::json(link_rtt_ms) : nlohmann::json(nullptr)},
       // A stop released the operator's enable: nothing moves until it is pressed afresh.
       {"awaiting_release", s.teleoperation.awaiting_release},
+      // The teleoperation data plane of the newest increment ("stream", "datagram", or
+      // "none") and the increments recovered from its redundancy.
+      {"plane", to_string(s.teleoperation.plane)},
+      {"concealed", s.teleoperation.concealed},
       {"predicted", nullptr}};
   if (predicted != nullptr && arm != nullptr) {
     m["predicted"] = {{"q", joints(*predicted)}, {"points", arm->points(*predicted)}};

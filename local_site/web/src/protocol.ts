@@ -81,6 +81,10 @@ export interface TelemetryMsg {
   link_rtt_ms: number | null;
   /** A stop released the operator's enable: release it and press it again to move. */
   awaiting_release?: boolean;
+  // The teleoperation data plane of the newest increment and the increments recovered from
+  // its redundancy (docs/teleoperation-links.md).
+  plane?: 'none' | 'stream' | 'datagram';
+  concealed?: number;
   dropped: number;
   predicted: { points: Vec3[] } | null;
 }

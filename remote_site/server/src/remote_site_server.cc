@@ -18,6 +18,7 @@
 #include "audit_log.h"
 #include "callback_order.h"
 #include "control_lease.h"
+#include "datagram_endpoint.h"
 #include "quotas.h"
 #include "site_security.h"
 #include "task_store.h"
@@ -666,6 +667,8 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
 
   std::unique_ptr<grpc::Server> grpc_server;
   int bound_port = 0;
+  // The teleoperation data plane's socket; none when the site runs without it.
+  std::unique_ptr<server::DatagramEndpoint> datagrams;
 };
 
 namespace {
@@ -676,9 +679,21 @@ class TeleopReactor final
     : public grpc::ServerBidiReactor<v1::TeleopIncrement, v1::ForceReflection>,
       public CycleSubscriber {
  public:
-  TeleopReactor(RemoteSiteServer::Impl& site, Caller caller)
+  TeleopReactor(RemoteSiteServer::Impl& site, Caller caller, CallbackServerContext* context)
       : site_(site), caller_(std::move(caller)), operator_(caller_.identity) {
     base_ = site_.teleop_sequence.load();
+    // The datagram plane, when the ground asks for it: fresh keys for this stream only, in
+    // its initial metadata (mutual TLS, or plaintext on loopback only). The session ends
+    // with the stream, whatever ends it (takeover, revocation, shutdown).
+    const auto asked = context->client_metadata().find("tether-datagram");
+    if (site_.datagrams && asked != context->client_metadata().end()) {
+      const datagram::SessionKeys keys = site_.datagrams->open(
+          [this](const datagram::IncrementMessage& m, std::int64_t arrival,
+                 const std::string& problem) { on_datagram(m, arrival, problem); });
+      session_.store(keys.session);
+      context->AddInitialMetadata("tether-datagram-session", datagram::to_text(keys));
+      context->AddInitialMetadata("tether-datagram-port", std::to_string(site_.datagrams->port()));
+    }
     generation_ = site_.security.generation();
     site_.lease.open_stream(operator_);
     const RemoteSiteServer::Impl::RunningTask task = site_.running();
@@ -706,11 +721,18 @@ class TeleopReactor final
       // The motion already sent still plays out; a stop is the ground's to send.
       HandControllerSample end;
       end.end = true;
-      if (!site_.queue.push(end)) site_.teleop_queue_full.fetch_add(1);
+      {
+        // The end comes on the stream; datagrams still on their way after it carry no motion
+        // (the ground ends once its motion was applied) and are not taken: taken after the
+        // end, they would start a new stream's stall clock.
+        const std::lock_guard push(push_mutex_);
+        input_ended_ = true;
+        if (!site_.queue.push(end)) site_.teleop_queue_full.fetch_add(1);
+      }
       // The stream stays open until a reflection reports the last increment applied, so the
       // ground's count of applied increments is complete, not short by those in flight.
       const RemoteSiteServer::Impl::RunningTask task = site_.running();
-      if (highest_ == 0 || !task.task.teleoperation.enabled ||
+      if (highest_.load() == 0 || !task.task.teleoperation.enabled ||
           site_.executor.status().state != ExecutorState::kRunning) {
         finish(Status::OK);
         return;
@@ -744,15 +766,11 @@ class TeleopReactor final
                     "increment " + std::to_string(in_.sequence()) + ": " + problem));
       return;
     }
-    highest_ = std::max(highest_, sample.sequence);
-    if (site_.queue.push(sample)) {
-      ++queued_;
-      std::uint64_t high = site_.teleop_sequence.load();
-      while (sample.sequence > high &&
-             !site_.teleop_sequence.compare_exchange_weak(high, sample.sequence)) {
-      }
-    } else {
-      site_.teleop_queue_full.fetch_add(1);
+    {
+      const std::lock_guard push(push_mutex_);
+      assembler_.taken_elsewhere(sample.sequence - base_);
+      last_ground_ns_ = sample.ground_time_ns;
+      push_sample(sample);
     }
     // A stream being finished (shutdown) reads no more. The read chain's order is stated
     // before the next read is started: its callback may run on another thread at once.
@@ -767,6 +785,7 @@ class TeleopReactor final
     // release ends it) and keeps the right to (a reload may revoke or demote them).
     const std::string holder = site_.lease.holder(ControlLease::Clock::now());
     if (holder != operator_) {
+      close_datagrams();
       finish(Status(StatusCode::ABORTED,
                     holder.empty() ? std::string("control of the arm was released")
                                    : "control of the arm was taken over by '" + holder + "'"));
@@ -781,6 +800,7 @@ class TeleopReactor final
           site_.executor.request_stop(BreachCause::kGroundLinkLost);
         }
         site_.lease.release(operator_);
+        close_datagrams();
         spdlog::warn("teleoperation stream ended: {}", why);
         const bool revoked =
             caller_.authenticated && !site_.security.revoked(caller_.certificate).empty();
@@ -788,8 +808,21 @@ class TeleopReactor final
         return;
       }
     }
+    // The datagram plane first, outside mutex_: the receiving thread holds the endpoint's
+    // lock while it calls on_datagram(), which may finish() the stream under mutex_.
+    const bool datagrams = datagram_active(cycle.steady_ns);
+    if (datagrams) {
+      server::to_datagram(cycle, base_, cycle.cycle % kDetailEvery == 0, reflection_);
+      site_.datagrams->send(session_.load(), reflection_);
+    }
     std::lock_guard lock(mutex_);
     if (finishing_) return;
+    // While reflections go as datagrams the stream carries every kStreamEvery-th cycle:
+    // the counters, the breach and the rest the datagrams leave out, and the fallback.
+    if (datagrams && !draining_ && cycle.cycle % kStreamEvery != 0 &&
+        cycle.state == ExecutorState::kRunning) {
+      return;
+    }
     if (writing_) {
       server::to_reflection(cycle, base_, &pending_);
       have_pending_ = true;
@@ -800,9 +833,9 @@ class TeleopReactor final
     }
     // Drained: this reflection (sent before the stream finishes) reports the last increment
     // applied, or the task stopped, or the playout took longer than any link could explain.
-    if (draining_ &&
-        (cycle.teleoperation.last_sequence >= highest_ || cycle.state != ExecutorState::kRunning ||
-         std::chrono::steady_clock::now() >= drain_deadline_)) {
+    if (draining_ && (cycle.teleoperation.last_sequence >= highest_.load() ||
+                      cycle.state != ExecutorState::kRunning ||
+                      std::chrono::steady_clock::now() >= drain_deadline_)) {
       finishing_ = true;
       flush_ = true;
       final_status_ = Status::OK;
@@ -850,21 +883,24 @@ class TeleopReactor final
     server::callback_begins(this);
     server::callback_begins(&in_);
     server::callback_begins(&out_);
+    close_datagrams();
     site_.hub.unsubscribe(this);
     site_.lease.close_stream(operator_, ControlLease::Clock::now());
     site_.quotas.close_stream(operator_);
     site_.teleop_open.store(false);
-    site_.audit.append(AuditRecord{caller_.identity, caller_.role, caller_.authenticated,
-                                   "Teleoperate", task_, revision_, outcome_of(final_status_),
-                                   "stream closed: " + std::to_string(received_) +
-                                       " increments received, " + std::to_string(queued_) +
-                                       " queued for the arm"});
+    site_.audit.append(AuditRecord{
+        caller_.identity, caller_.role, caller_.authenticated, "Teleoperate", task_, revision_,
+        outcome_of(final_status_),
+        "stream closed: " + std::to_string(received_) + " increments received on the stream, " +
+            std::to_string(datagrams_) + " datagrams, " + std::to_string(queued_) +
+            " queued for the arm" + datagram_drops_});
     spdlog::info("teleoperation stream of {} closed", operator_);
     delete this;
   }
 
  private:
   void finish(const Status& status) {
+    closing_.store(true);
     std::lock_guard lock(mutex_);
     if (finishing_) return;
     finishing_ = true;
@@ -875,18 +911,124 @@ class TeleopReactor final
     }
   }
 
+  // Into the executor's queue, from either plane (push_mutex_ held): the queue has one
+  // producer at a time.
+  void push_sample(const HandControllerSample& sample) {
+    highest_.store(std::max(highest_.load(), sample.sequence));
+    if (site_.queue.push(sample)) {
+      ++queued_;
+      std::uint64_t high = site_.teleop_sequence.load();
+      while (sample.sequence > high &&
+             !site_.teleop_sequence.compare_exchange_weak(high, sample.sequence)) {
+      }
+    } else {
+      site_.teleop_queue_full.fetch_add(1);
+    }
+  }
+
+  // An authentic increment datagram (the endpoint's receiving thread, its lock held).
+  void on_datagram(const datagram::IncrementMessage& m, std::int64_t arrival,
+                   const std::string& problem) {
+    if (closing_.load()) return;
+    const std::lock_guard push(push_mutex_);
+    if (input_ended_) return;
+    ++datagrams_;
+    last_datagram_ns_.store(arrival);
+    std::string why = problem;
+    std::size_t count = 0;
+    // A datagram's sequence is 32 bits; the global numbering base + sequence stays below
+    // kMaxSequence as the stream's does (from_datagram checks it per sample).
+    if (why.empty() && base_ > server::kMaxSequence) {
+      why = "sequence base " + std::to_string(base_) + " out of range";
+    }
+    const std::uint64_t previous = assembler_.last_taken();
+    if (why.empty()) count = assembler_.take(m, samples_);
+    const std::uint64_t own_first = std::uint64_t{m.sequence} - m.pieces + 1;
+    std::array<HandControllerSample, 1> one;
+    for (std::size_t i = 0; i < count && why.empty(); ++i) {
+      const datagram::ConcealedSample& c = samples_[i];
+      // A concealed sample's ground time lies between the last taken and this datagram's,
+      // in proportion: the playout paces its motion as the hand made it.
+      std::uint64_t ground = m.ground_time_ns;
+      if (c.concealed && last_ground_ns_ != 0 && last_ground_ns_ < m.ground_time_ns &&
+          own_first > previous) {
+        const double f =
+            static_cast<double>(c.sequence - previous) / static_cast<double>(own_first - previous);
+        ground = last_ground_ns_ + static_cast<std::uint64_t>(
+                                       f * static_cast<double>(m.ground_time_ns - last_ground_ns_));
+      }
+      why = server::from_datagram(m, c, base_, ground, arrival, one[0]);
+      if (why.empty()) push_sample(one[0]);
+    }
+    if (count > 0) last_ground_ns_ = m.ground_time_ns;
+    if (!why.empty()) {
+      // Authentic but out of range: as on the stream, nothing of it is applied, the
+      // session is refused and a teleoperated arm stops on this cause.
+      closing_.store(true);
+      const RemoteSiteServer::Impl::RunningTask task = site_.running();
+      if (task.task.teleoperation.enabled &&
+          site_.executor.status().state == ExecutorState::kRunning) {
+        site_.executor.request_stop(BreachCause::kInvalidIncrement);
+      }
+      spdlog::error("teleoperation datagram of {}: increment {} refused: {}", operator_, m.sequence,
+                    why);
+      finish(Status(StatusCode::INVALID_ARGUMENT,
+                    "increment " + std::to_string(m.sequence) + ": " + why));
+    }
+  }
+
+  // Reflections go as datagrams while the ground's datagrams arrive (its address known).
+  bool datagram_active(std::int64_t now_ns) const {
+    if (session_.load() == 0 || closing_.load()) return false;
+    const std::int64_t last = last_datagram_ns_.load();
+    return last != 0 && now_ns - last < kDatagramSilence;
+  }
+
+  void close_datagrams() {
+    closing_.store(true);
+    const std::uint32_t session = session_.exchange(0);
+    if (session == 0 || !site_.datagrams) return;
+    const server::DatagramSessionStats stats = site_.datagrams->stats(session);
+    site_.datagrams->close(session);
+    if (stats.received + stats.drops.forged + stats.drops.replayed + stats.drops.malformed +
+            stats.drops.invalid >
+        0) {
+      datagram_drops_ = "; datagrams dropped: " + std::to_string(stats.drops.forged) + " forged, " +
+                        std::to_string(stats.drops.replayed) + " replayed, " +
+                        std::to_string(stats.drops.malformed) + " malformed, " +
+                        std::to_string(stats.drops.invalid) + " invalid; " +
+                        std::to_string(stats.sent) + " reflections sent";
+    }
+  }
+
+  static constexpr std::uint64_t kDetailEvery = 5;   // detail group: 200 Hz at 1 kHz
+  static constexpr std::uint64_t kStreamEvery = 20;  // the stream's share: 50 Hz at 1 kHz
+  // [ns] without an increment datagram after which reflections go back to the stream.
+  static constexpr std::int64_t kDatagramSilence = 1'000'000'000;
+
   RemoteSiteServer::Impl& site_;
   Caller caller_;
   std::string operator_;
+  // The datagram session; 0 none or closed (the hub thread reads it while OnDone closes it).
+  std::atomic<std::uint32_t> session_{0};
+  std::atomic<bool> closing_{false};
+  std::atomic<std::int64_t> last_datagram_ns_{0};
+  std::mutex push_mutex_;  // the queue's one producer at a time, and what follows
+  datagram::IncrementAssembler assembler_;
+  std::array<datagram::ConcealedSample, 512> samples_{};
+  std::uint64_t last_ground_ns_ = 0;
+  bool input_ended_ = false;  // the ground closed its side of the stream
+  std::uint64_t datagrams_ = 0;
+  std::string datagram_drops_;
+  datagram::ReflectionMessage reflection_;  // the hub thread only
   std::string task_;
   std::uint64_t revision_ = 0;
   std::uint64_t generation_ = 0;  // of the security configuration last checked
   std::uint64_t received_ = 0;    // read callbacks run one at a time
   std::uint64_t queued_ = 0;
   std::uint64_t base_ = 0;
-  // The newest increment read (global numbering): the read chain writes it; on_cycle reads
-  // it only once draining_, set under mutex_ after the last read, says the reads are over.
-  std::uint64_t highest_ = 0;
+  // The newest increment taken (global numbering), from either plane.
+  std::atomic<std::uint64_t> highest_{0};
   v1::TeleopIncrement in_;
   std::mutex mutex_;
   v1::ForceReflection out_;
@@ -1075,7 +1217,7 @@ RemoteSiteServer::Impl::Teleoperate(CallbackServerContext* context) {
     return refuse(Status(StatusCode::FAILED_PRECONDITION,
                          "a teleoperation stream is already open on this arm"));
   }
-  return new TeleopReactor(*this, caller);
+  return new TeleopReactor(*this, caller, context);
 }
 
 grpc::ServerWriteReactor<v1::Telemetry>* RemoteSiteServer::Impl::StreamTelemetry(
@@ -1118,17 +1260,37 @@ RemoteSiteServer::RemoteSiteServer(const ServerOptions& options, Executor& execu
     throw std::runtime_error("cannot serve on '" + options.address +
                              "' (address in use or malformed)");
   }
+  if (options.datagram_port >= 0) {
+    // The gRPC address's host; UDP on the same port number keeps one number to open in a
+    // firewall.
+    const std::string& a = options.address;
+    std::string host = a.substr(0, a.rfind(':'));
+    if (host.size() >= 2 && host.front() == '[') host = host.substr(1, host.size() - 2);
+    const int wanted = options.datagram_port == 0 ? impl_->bound_port : options.datagram_port;
+    try {
+      impl_->datagrams = std::make_unique<server::DatagramEndpoint>(host, wanted);
+    } catch (const std::runtime_error& e) {
+      if (options.datagram_port != 0) throw;
+      spdlog::warn("{}; the datagram plane takes any free port", e.what());
+      impl_->datagrams = std::make_unique<server::DatagramEndpoint>(host, 0);
+    }
+  }
   impl_->grpc_server->GetHealthCheckService()->SetServingStatus(kServiceName, true);
   impl_->hub.subscribe(&impl_->breaches);
   impl_->hub.start();
-  spdlog::info("remote site '{}' serving {} on port {} ({})", options.site_name, kServiceName,
-               impl_->bound_port,
-               options.security.insecure ? "plaintext, --insecure" : "mutual TLS");
+  spdlog::info("remote site '{}' serving {} on port {} ({}), teleoperation datagrams on {}",
+               options.site_name, kServiceName, impl_->bound_port,
+               options.security.insecure ? "plaintext, --insecure" : "mutual TLS",
+               impl_->datagrams ? "UDP port " + std::to_string(impl_->datagrams->port())
+                                : std::string("no port (off)"));
 }
 
 RemoteSiteServer::~RemoteSiteServer() { shutdown(); }
 
 int RemoteSiteServer::port() const { return impl_->bound_port; }
+int RemoteSiteServer::datagram_port() const {
+  return impl_->datagrams ? impl_->datagrams->port() : -1;
+}
 
 std::string RemoteSiteServer::reload_security() {
   std::string summary = impl_->security.reload();

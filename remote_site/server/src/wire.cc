@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <Eigen/Geometry>
 #include <cmath>
 
 #include "tether/common/vocabulary.h"
@@ -277,6 +278,122 @@ void to_wire(const RecoveryStatus& r, const RecoveryLimits& limits, ExecutorStat
   out->set_remaining(r.remaining);
   out->set_max_joint_speed(limits.joint_speed);
   out->set_max_tool_speed(limits.tool_speed);
+}
+
+std::string from_datagram(const datagram::IncrementMessage& message,
+                          const datagram::ConcealedSample& sample, std::uint64_t sequence_base,
+                          std::uint64_t ground_time_ns, std::int64_t arrival_ns,
+                          HandControllerSample& out) {
+  if (sample.sequence > kMaxSequence || sequence_base > kMaxSequence) {
+    return fmt::format("sequence = {}; allowed 1 … {} on a stream", sample.sequence, kMaxSequence);
+  }
+  const Vector3 translation(sample.motion[0], sample.motion[1], sample.motion[2]);
+  const Vector3 rotation(sample.motion[3], sample.motion[4], sample.motion[5]);
+  const double arm_angle = sample.motion[6];
+  // A concealed sample carries an even share of the motion of the numbers it covers, never
+  // more than the largest of them: a peer within the limits stays within them.
+  if (!translation.allFinite() || translation.norm() > kMaxIncrementTranslation) {
+    return fmt::format(
+        "increment {}: translation has magnitude {:.4g} m; allowed 0 … {} m per "
+        "increment",
+        sample.sequence, translation.norm(), kMaxIncrementTranslation);
+  }
+  if (!rotation.allFinite() || rotation.norm() > kMaxIncrementRotation) {
+    return fmt::format(
+        "increment {}: rotation has magnitude {:.4g} rad; allowed 0 … {} rad per "
+        "increment",
+        sample.sequence, rotation.norm(), kMaxIncrementRotation);
+  }
+  if (!std::isfinite(arm_angle) || std::abs(arm_angle) > kMaxIncrementRotation) {
+    return fmt::format("increment {}: arm angle {}; allowed −{} … {} rad per increment",
+                       sample.sequence, arm_angle, kMaxIncrementRotation, kMaxIncrementRotation);
+  }
+  switch (message.mode) {
+    case 0:
+      out.mode.reset();
+      break;
+    case 1:
+      out.mode = TeleopMode::kTool;
+      break;
+    case 2:
+      out.mode = TeleopMode::kWorld;
+      break;
+    case 3:
+      out.mode = TeleopMode::kCamera;
+      break;
+    default:
+      return fmt::format("mode = {}; allowed 0 … 3", message.mode);
+  }
+  out.sequence = sequence_base + sample.sequence;
+  out.increment << translation, rotation;
+  out.arm_angle_increment = arm_angle;
+  out.deadman = message.deadman;
+  out.ground_time_ns = ground_time_ns;
+  out.arrival_ns = arrival_ns;
+  out.master_in = message.master_in;
+  out.master_observed = message.master_observed;
+  out.master_dissipated = message.master_dissipated;
+  out.wave.setZero();
+  if (message.has_wave) {
+    for (int i = 0; i < 6; ++i) out.wave[i] = message.wave[static_cast<std::size_t>(i)];
+  }
+  out.plane = DataPlane::kDatagram;
+  out.concealed = sample.concealed;
+  return {};
+}
+
+void to_datagram(const CycleTelemetry& c, std::uint64_t sequence_base, bool detail,
+                 datagram::ReflectionMessage& out) {
+  out = datagram::ReflectionMessage{};
+  out.cycle = static_cast<std::uint32_t>(c.cycle);
+  const bool ours = c.teleoperation.last_sequence > sequence_base;
+  out.applied_sequence =
+      ours ? static_cast<std::uint32_t>(c.teleoperation.last_sequence - sequence_base) : 0;
+  out.skipped = static_cast<std::uint16_t>(c.teleoperation.lost + c.teleoperation.stale);
+  out.state = static_cast<std::uint8_t>(proto::from_executor_state(c.state));
+  out.mode = static_cast<std::uint8_t>(proto::from_teleop_mode(c.teleop_mode));
+  out.method = static_cast<std::uint8_t>(proto::from_reflection_method(c.reflection));
+  for (std::size_t i = 0; i < 6; ++i) {
+    out.reflected[i] = static_cast<float>(c.reflected_wrench[static_cast<Eigen::Index>(i)]);
+  }
+  out.slave_in = c.channel.slave.in;
+  out.remote_time_ns = c.steady_ns;
+  const std::int64_t hold = c.steady_ns - c.teleoperation.last_arrival_ns;
+  out.hold_ns = ours && c.teleoperation.last_arrival_ns != 0 && hold >= 0 &&
+                        hold < std::int64_t{datagram::ReflectionMessage::kNoHold}
+                    ? static_cast<std::uint32_t>(hold)
+                    : datagram::ReflectionMessage::kNoHold;
+  if (detail) {
+    out.has_detail = true;
+    const Matrix3& R = c.hand_controller_R_motion;
+    Vector6 measured;
+    measured << R * c.wrench.head<3>(), R * c.wrench.tail<3>();
+    Vector6 error;
+    error << R * c.wrench_error.head<3>(), R * c.wrench_error.tail<3>();
+    for (std::size_t i = 0; i < 6; ++i) {
+      out.measured[i] = static_cast<float>(measured[static_cast<Eigen::Index>(i)]);
+      out.tracking_error[i] = static_cast<float>(error[static_cast<Eigen::Index>(i)]);
+    }
+    out.task_time = static_cast<float>(c.task_time);
+    out.slave_observed = static_cast<float>(c.channel.slave.observed);
+    out.slave_dissipated = static_cast<float>(c.channel.slave.dissipated);
+  }
+  if (c.reflection == ReflectionMethod::kWave) {
+    out.has_wave = true;
+    for (std::size_t i = 0; i < 6; ++i) {
+      out.return_wave[i] = static_cast<float>(c.return_wave[static_cast<Eigen::Index>(i)]);
+    }
+    out.wave_impedance = {static_cast<float>(c.wave_impedance.translation),
+                          static_cast<float>(c.wave_impedance.rotation),
+                          static_cast<float>(c.wave_impedance.filter_hz)};
+  }
+  if (c.teleop_mode == TeleopMode::kCamera) {
+    out.has_eye = true;
+    const Eigen::Quaterniond q(c.world_R_eye);
+    out.eye = {static_cast<float>(q.w()), static_cast<float>(q.x()), static_cast<float>(q.y()),
+               static_cast<float>(q.z())};
+    out.eye_time_ns = c.eye_time_ns;
+  }
 }
 
 std::string from_wire(const v1::RecoverRequest& in, RecoveryRequest& out) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tether/datagram/teleop_datagram.h"
 #include "tether/remote/behaviours/teleoperation/teleoperation.h"
 #include "tether/remote/loop/executor.h"
 #include "tether/remote/task/task_parameters.h"
@@ -36,6 +37,19 @@ void to_reflection(const CycleTelemetry& cycle, std::uint64_t sequence_base,
 // value and the allowed range.
 std::string from_wire(const v1::TeleopIncrement& in, std::uint64_t sequence_base,
                       HandControllerSample& out);
+
+// The datagram plane (tether/datagram/teleop_datagram.h). One sample the assembler made of
+// an increment datagram, checked as from_wire() checks a stream's (the per-sample limits),
+// numbered after `sequence_base`; `ground_time_ns` is the sample's (interpolated for a
+// concealed one). Empty on success, else what is wrong.
+std::string from_datagram(const datagram::IncrementMessage& message,
+                          const datagram::ConcealedSample& sample, std::uint64_t sequence_base,
+                          std::uint64_t ground_time_ns, std::int64_t arrival_ns,
+                          HandControllerSample& out);
+// A cycle's force reflection as a datagram; `detail` adds the measured wrench, tracking
+// error, task time and the port's energies (every few cycles: the link's budget).
+void to_datagram(const CycleTelemetry& cycle, std::uint64_t sequence_base, bool detail,
+                 datagram::ReflectionMessage& out);
 
 // Recovery motion: the request as checked at the edge (joint 1-7, finite numbers; the loop
 // checks the direction against the breach), and the outcome as operators read it, with the

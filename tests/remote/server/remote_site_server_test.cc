@@ -7,6 +7,9 @@
 #include <grpcpp/impl/codegen/client_unary_call.h>
 #include <grpcpp/impl/codegen/sync_stream.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,12 +21,14 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "tether/common/units.h"
 #include "tether/common/urdf_loader.h"
+#include "tether/datagram/teleop_datagram.h"
 #include "tether/proto/convert.h"
 #include "tether/proto/task_io.h"
 #include "tether/remote/sim/simulated_arm.h"
@@ -460,9 +465,23 @@ TEST_F(RemoteSiteServerTest, StatusCarriesTheScenesNameBodiesAndHinge) {
 // force reflection on another.
 class TeleopSession {
  public:
-  TeleopSession(v1::RemoteSite::Stub& stub, const std::string& who) {
+  // `datagrams`: asks for the datagram plane and waits for its keys in the initial metadata.
+  TeleopSession(v1::RemoteSite::Stub& stub, const std::string& who, bool datagrams = false) {
     context_.AddMetadata("tether-operator", who);
+    if (datagrams) context_.AddMetadata("tether-datagram", "1");
     stream_ = stub.Teleoperate(&context_);
+    if (datagrams) {
+      // Before the reader's first Read: the two may not run at once.
+      stream_->WaitForInitialMetadata();
+      const auto& metadata = context_.GetServerInitialMetadata();
+      if (const auto it = metadata.find("tether-datagram-session"); it != metadata.end()) {
+        datagram_keys_ =
+            datagram::keys_from_text(std::string(it->second.data(), it->second.size()));
+      }
+      if (const auto it = metadata.find("tether-datagram-port"); it != metadata.end()) {
+        datagram_port_ = std::stoi(std::string(it->second.data(), it->second.size()));
+      }
+    }
     reader_ = std::thread([this] {
       v1::ForceReflection r;
       while (stream_->Read(&r)) {
@@ -520,8 +539,12 @@ class TeleopSession {
     std::lock_guard lock(mutex_);
     return eye_stamps_;
   }
+  const std::optional<datagram::SessionKeys>& datagram_keys() const { return datagram_keys_; }
+  int datagram_port() const { return datagram_port_; }
 
  private:
+  std::optional<datagram::SessionKeys> datagram_keys_;
+  int datagram_port_ = -1;
   grpc::ClientContext context_;
   std::unique_ptr<grpc::ClientReaderWriter<v1::TeleopIncrement, v1::ForceReflection>> stream_;
   std::thread reader_;
@@ -784,6 +807,257 @@ TEST_F(RemoteSiteServerTest, AnswersStandardHealthChecksAndServerReflection) {
   EXPECT_NE(text.find("tether.v1.RemoteSite"), std::string::npos);
   EXPECT_NE(text.find("grpc.health.v1.Health"), std::string::npos);
   EXPECT_TRUE(stream->Finish().ok());
+}
+
+// ---- the teleoperation datagram plane ----
+
+// A UDP socket on the loopback, as a ground (or someone on its path) would use.
+class UdpSocket {
+ public:
+  UdpSocket() {
+    fd_ = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    sockaddr_in any{};
+    any.sin_family = AF_INET;
+    any.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&any), sizeof any) != 0) {
+      ADD_FAILURE() << "cannot bind a UDP socket on the loopback";
+    }
+  }
+  ~UdpSocket() { ::close(fd_); }
+  UdpSocket(const UdpSocket&) = delete;
+  UdpSocket& operator=(const UdpSocket&) = delete;
+
+  void send_to(int port, const std::vector<std::uint8_t>& bytes) const {
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    to.sin_port = htons(static_cast<std::uint16_t>(port));
+    EXPECT_EQ(
+        ::sendto(fd_, bytes.data(), bytes.size(), 0, reinterpret_cast<sockaddr*>(&to), sizeof to),
+        static_cast<ssize_t>(bytes.size()));
+  }
+  // The next datagram within `limit`, or nothing.
+  std::optional<std::vector<std::uint8_t>> receive(std::chrono::milliseconds limit) const {
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(limit.count())) != 1) return {};
+    std::vector<std::uint8_t> bytes(2048);
+    const ssize_t n = ::recv(fd_, bytes.data(), bytes.size(), MSG_DONTWAIT);
+    if (n < 0) return {};
+    bytes.resize(static_cast<std::size_t>(n));
+    return bytes;
+  }
+  // Datagrams waiting now.
+  int drain() const {
+    int n = 0;
+    while (receive(0ms)) ++n;
+    return n;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// An increment datagram as the ground sends it: number `sequence` (numbered on the
+// stream's base), the `segment_length`-th of its segment, the segment's rotation summed.
+std::vector<std::uint8_t> increment_datagram(datagram::Sealer& sealer, std::uint32_t sequence,
+                                             std::uint16_t segment_length, float rotation_sum) {
+  datagram::IncrementMessage m;
+  m.sequence = sequence;
+  m.segment_length = segment_length;
+  m.ground_time_ns = now_ns();
+  m.deadman = true;
+  m.mode = 1;  // TELEOP_MODE_TOOL
+  m.motion[3] = rotation_sum;
+  std::vector<std::uint8_t> payload(datagram::kMaxDatagram);
+  payload.resize(datagram::encode(m, payload));
+  std::vector<std::uint8_t> out(datagram::kMaxDatagram);
+  out.resize(sealer.seal(payload, out));
+  return out;
+}
+
+// Waits for a reflection datagram at `socket` that opens under the session's key and reports
+// at least `applied` (the stream's numbering); false if none within `limit`.
+bool reflection_reaches(const UdpSocket& socket, datagram::Opener& opener, std::uint32_t applied,
+                        std::chrono::milliseconds limit = 1000ms) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    const auto bytes = socket.receive(20ms);
+    if (!bytes) continue;
+    std::array<std::uint8_t, datagram::kMaxDatagram> plain{};
+    const auto size = opener.open(*bytes, plain);
+    if (!size) continue;
+    datagram::ReflectionMessage r;
+    if (!datagram::decode(std::span(plain.data(), *size), r).empty()) continue;
+    if (r.applied_sequence >= applied) return true;
+  }
+  return false;
+}
+
+// Everything a datagram of the session's ground could be made into by someone on the path
+// without its key moves nothing, and redirects nothing; the ground's own datagrams are taken
+// once each, answered where they came from (following a NAT rebinding), and not at all once
+// the stream that opened the session has ended.
+TEST_F(RemoteSiteServerTest, DatagramPlaneForgedReplayedAndTamperedDatagramsMoveNothing) {
+  v1::TaskParameters task = shipped_task("door_shared");
+  // Forged datagrams are no heartbeats: the stall bound must outlast the attack below.
+  task.mutable_teleoperation()->set_stall_timeout_s(kMaxStallTimeout);
+  ASSERT_TRUE(upload("alice", "shared", task).ok());
+  TeleopSession session(*stub_, "alice", /*datagrams=*/true);
+  ASSERT_TRUE(session.datagram_keys());
+  ASSERT_EQ(session.datagram_port(), server_->datagram_port());
+  const datagram::SessionKeys keys = *session.datagram_keys();
+  const int port = session.datagram_port();
+  ASSERT_TRUE(session.send(1, 0.0));  // on the stream: keeps it alive across the start
+  ASSERT_TRUE(start("alice", "shared").ok());
+  ASSERT_EQ(wait_for(v1::EXECUTOR_STATE_RUNNING).state(), v1::EXECUTOR_STATE_RUNNING);
+  std::this_thread::sleep_for(50ms);  // the stream's increment played out (or stale)
+
+  const TeleoperationCounters before = executor_->status().teleoperation;
+  const JointVector joints = executor_->telemetry().measured_joints;
+  datagram::Sealer ground(datagram::Kind::kIncrement, keys.session, keys.ground_to_remote);
+  datagram::Opener reflections(datagram::Kind::kReflection, keys.session, keys.remote_to_ground);
+  UdpSocket first;     // the ground
+  UdpSocket attacker;  // someone else on the path, who sees the ground's datagrams
+  UdpSocket rebound;   // the ground after its NAT rebound it to another port
+
+  // The ground's next number, 2, sealed but withheld: the attacker has it first.
+  const std::vector<std::uint8_t> valid = increment_datagram(ground, 2, 1, 1e-3F);
+  // Paced: a burst larger than the socket's receive buffer would lose some on the loopback,
+  // and the drop counts checked at the end are exact.
+  int sent = 0;
+  const auto attack = [&](const std::vector<std::uint8_t>& bytes) {
+    attacker.send_to(port, bytes);
+    if (++sent % 20 == 0) std::this_thread::sleep_for(1ms);
+  };
+  // (a) The session's id, but another key: large rotations, had they been taken.
+  datagram::Key wrong = keys.ground_to_remote;
+  wrong[0] ^= 1U;
+  datagram::Sealer forger(datagram::Kind::kIncrement, keys.session, wrong);
+  for (std::uint16_t n = 1; n <= 20; ++n) {
+    attack(increment_datagram(forger, 1 + n, n, 0.05F * n));
+  }
+  // (b) The valid datagram with any one bit flipped: header, ciphertext or tag.
+  for (std::size_t bit = 0; bit < valid.size() * 8; ++bit) {
+    std::vector<std::uint8_t> flipped = valid;
+    flipped[bit / 8] = static_cast<std::uint8_t>(flipped[bit / 8] ^ (1U << (bit % 8)));
+    attack(flipped);
+  }
+  // (d) Cut short at every length, and with a huge counter (which must not move the window).
+  for (std::size_t n = 0; n < valid.size(); ++n) {
+    attack(std::vector<std::uint8_t>(valid.begin(), valid.begin() + n));
+  }
+  std::vector<std::uint8_t> far = valid;
+  far[5] = far[6] = far[7] = far[8] = 0xFF;
+  attack(far);
+  std::this_thread::sleep_for(100ms);
+
+  TeleoperationCounters after = executor_->status().teleoperation;
+  EXPECT_EQ(after.last_received, before.last_received) << sent << " sent";
+  EXPECT_EQ(after.applied, before.applied);
+  EXPECT_EQ(after.lost, before.lost);
+  EXPECT_NE(after.plane, DataPlane::kDatagram);
+  EXPECT_LT((executor_->telemetry().measured_joints - joints).cwiseAbs().maxCoeff(), 1e-4);
+  // Nothing learnt from them: no reflection goes to the attacker.
+  EXPECT_EQ(attacker.drain(), 0);
+
+  // The authentic one is taken, after all of those, and played on the datagram plane.
+  first.send_to(port, valid);
+  auto limit = std::chrono::steady_clock::now() + 1s;
+  while (executor_->status().teleoperation.applied < before.applied + 1 &&
+         std::chrono::steady_clock::now() < limit) {
+    std::this_thread::sleep_for(2ms);
+  }
+  after = executor_->status().teleoperation;
+  EXPECT_EQ(after.last_received, before.last_received + 1);
+  EXPECT_EQ(after.applied, before.applied + 1);
+  EXPECT_EQ(after.plane, DataPlane::kDatagram);
+  EXPECT_EQ(after.concealed, before.concealed);
+  EXPECT_EQ(status().state(), v1::EXECUTOR_STATE_RUNNING) << status().breach().description();
+  // Its reflections come back as datagrams, to where it came from.
+  EXPECT_TRUE(reflection_reaches(first, reflections, 2));
+
+  // (c) Replayed, by the ground's address and by another: dropped, and no one is redirected.
+  first.send_to(port, valid);
+  attacker.send_to(port, valid);
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(executor_->status().teleoperation.last_received, after.last_received);
+  EXPECT_EQ(executor_->status().teleoperation.applied, after.applied);
+  attacker.drain();  // (nothing should be there: checked next)
+  EXPECT_TRUE(reflection_reaches(first, reflections, 2));
+  EXPECT_EQ(attacker.drain(), 0);
+
+  // The ground's NAT rebinds it: its next datagram comes from another port, and the
+  // reflections follow it there and no longer go to the first.
+  rebound.send_to(port, increment_datagram(ground, 3, 2, 2e-3F));
+  EXPECT_TRUE(reflection_reaches(rebound, reflections, 3));
+  first.drain();
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(first.drain(), 0);
+  EXPECT_GT(rebound.drain(), 20);  // one per control cycle while datagrams arrive
+  EXPECT_EQ(executor_->status().teleoperation.applied, before.applied + 2);
+
+  // The ground ends the stream; the session ends with it: a datagram sealed under its key
+  // afterwards is not taken, and no reflection answers it.
+  const TeleoperationCounters ended = executor_->status().teleoperation;
+  EXPECT_TRUE(session.finish().ok());
+  rebound.drain();
+  rebound.send_to(port, increment_datagram(ground, 4, 3, 3e-3F));
+  std::this_thread::sleep_for(150ms);
+  EXPECT_EQ(executor_->status().teleoperation.last_received, ended.last_received);
+  EXPECT_EQ(executor_->status().teleoperation.applied, ended.applied);
+  EXPECT_EQ(rebound.drain(), 0);
+  EXPECT_EQ(status().state(), v1::EXECUTOR_STATE_RUNNING) << status().breach().description();
+
+  // The audit trail counts each cause. Forged: 20 under the wrong key, 639 bit flips of the
+  // counter, ciphertext or tag, 60 cuts that keep header and tag's length, the huge
+  // counter. Replayed: the flip of counter 1 to 0, and the two replays. Malformed: the 4
+  // flips of the kind. Flips of version or session and shorter cuts name no session of
+  // ours: strays, as is the datagram after the end.
+  v1::GetAuditReply audit;
+  ASSERT_TRUE(stub_->GetAudit(as("alice").get(), v1::GetAuditRequest{}, &audit).ok());
+  bool closed = false;
+  for (const std::string& line : audit.lines()) {
+    if (line.find("stream closed") == std::string::npos) continue;
+    closed = true;
+    EXPECT_NE(line.find("2 datagrams"), std::string::npos) << line;
+    EXPECT_NE(line.find("datagrams dropped: 720 forged, 3 replayed, 4 malformed, 0 invalid"),
+              std::string::npos)
+        << line;
+  }
+  EXPECT_TRUE(closed);
+}
+
+// A cancelled stream (the ground vanished) ends its datagram session too: the ground's
+// datagrams that arrive afterwards are answered by nothing and reach no queue.
+TEST_F(RemoteSiteServerTest, DatagramPlaneSessionEndsWhenItsStreamIsCancelled) {
+  auto session = std::make_unique<TeleopSession>(*stub_, "alice", /*datagrams=*/true);
+  ASSERT_TRUE(session->datagram_keys());
+  const datagram::SessionKeys keys = *session->datagram_keys();
+  const int port = session->datagram_port();
+  datagram::Sealer ground(datagram::Kind::kIncrement, keys.session, keys.ground_to_remote);
+  datagram::Opener reflections(datagram::Kind::kReflection, keys.session, keys.remote_to_ground);
+  UdpSocket socket;
+  socket.send_to(port, increment_datagram(ground, 1, 1, 0.0F));
+  EXPECT_TRUE(reflection_reaches(socket, reflections, 0));
+  session->cancel();
+  session.reset();  // the reader saw the stream end
+  // The server's side ends shortly after the cancel reaches it.
+  std::this_thread::sleep_for(200ms);
+  socket.drain();
+  for (std::uint32_t n = 2; n <= 20; ++n) {
+    socket.send_to(port, increment_datagram(ground, n, static_cast<std::uint16_t>(n), 0.0F));
+    std::this_thread::sleep_for(2ms);
+  }
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(socket.drain(), 0);
+  // A new stream's session has other keys: the old ground's datagrams are strangers there.
+  TeleopSession next(*stub_, "alice", /*datagrams=*/true);
+  ASSERT_TRUE(next.datagram_keys());
+  EXPECT_NE(next.datagram_keys()->session, keys.session);
+  EXPECT_NE(next.datagram_keys()->ground_to_remote, keys.ground_to_remote);
+  socket.send_to(port, increment_datagram(ground, 21, 21, 0.0F));
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(socket.drain(), 0);
 }
 
 // The site as deployed: its audit trail on disk, each controlling call appended and fsync'd.

@@ -75,13 +75,22 @@ enum class Role : std::uint8_t {
   kAdmin,     // + delete, and taking the lease over from another operator
 };
 
+// The plane a teleoperation session's increments travel on (tether.v1.DataPlane): the
+// Teleoperate gRPC stream (TCP), or the authenticated datagrams it opened (UDP).
+enum class DataPlane : std::uint8_t {
+  kNone,      // no increment taken yet
+  kStream,    // the gRPC stream
+  kDatagram,  // the datagram plane
+};
+
 // Lower-case names for operators: "running", "control-loop overrun", "configuration
 // control". Every enumerator has its own name; "unknown" only for a value
 // outside the enumeration.
 const char* to_string(ExecutorState state);
 const char* to_string(BreachCause cause);
 const char* to_string(ResolverKind kind);
-const char* to_string(Role role);  // "none", "observer", "operator", "admin"
+const char* to_string(Role role);        // "none", "observer", "operator", "admin"
+const char* to_string(DataPlane plane);  // "none", "stream", "datagram"
 // The role spelt as to_string() spells it; false for anything else.
 bool parse_role(std::string_view text, Role& role);
 

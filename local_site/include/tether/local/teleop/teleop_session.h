@@ -10,6 +10,7 @@
 // first reflection reporting it applied by the remote executor — hand-controller sample →
 // command applied at the remote → reflected force back at the ground.
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "tether/common/teleop_channel.h"
+#include "tether/common/vocabulary.h"
 #include "tether/local/hand_controller/operator_input.h"
 #include "tether/local/link/remote_site_client.h"
 #include "tether/local/link/site_types.h"
@@ -39,6 +41,27 @@ struct TeleopOptions {
   // and no motion until the remote has played out every increment, and this long more, so
   // the last motion is not cut short by the link's delay; at most 30 s in all.
   double settle = 0.5;
+  // The plane increments and reflections travel on (tether/datagram/teleop_datagram.h):
+  // kDatagram asks the site for a datagram session on the stream and sends by UDP once its
+  // keys arrive, the stream staying the control plane and the fallback; kStream keeps
+  // everything on the stream.
+  DataPlane plane = DataPlane::kDatagram;
+  // [s] how long to wait for the site's connection (TCP and TLS handshakes: three round
+  // trips and more on a lossy path of seconds).
+  double connect_timeout = 30.0;
+};
+
+// What the datagram plane did in a session (ground side).
+struct DatagramReport {
+  bool offered = false;          // the site handed out keys
+  std::string peer;              // where the increments went
+  std::uint64_t sent = 0;        // increment datagrams
+  std::uint64_t bytes_sent = 0;  // UDP payload bytes
+  std::uint64_t received = 0;    // authentic reflection datagrams
+  std::uint64_t bytes_received = 0;
+  std::uint64_t dropped = 0;            // forged, replayed, malformed or invalid reflections
+  std::uint64_t stream_increments = 0;  // sent on the stream (before keys, or after a fallback)
+  std::string fallback;  // why the session went back to the stream; empty: it did not
 };
 
 // The ground's side of the force-reflection channel after a sample (teleop_channel.h).
@@ -129,6 +152,9 @@ struct TeleopReport {
   // this session's: the remote's, which run over the site's life, less those it reported
   // when the stream opened.
   ReflectionSample last;
+  // The plane the session ended on, and what its datagrams did.
+  DataPlane plane = DataPlane::kStream;
+  DatagramReport datagrams;
   std::string stream_status;  // "OK" or the code and message the stream ended with
   bool ok = false;            // stream ended with OK
 };
@@ -188,11 +214,23 @@ class TeleopSession {
   // Thread-safe snapshots while running.
   ReflectionSample latest_reflection() const;
   std::uint64_t sent() const { return sent_.load(); }
+  // CLOCK_MONOTONIC [ns] of the newest reflection from either plane; 0 none yet.
+  std::int64_t last_reflection_ns() const {
+    return std::max(last_stream_reflection_ns_.load(), last_datagram_reflection_ns_.load());
+  }
+  // [s] the best round trip measured so far; 0 unknown.
+  double round_trip() const { return round_trip_.load(); }
 
  private:
   struct Stream;
   void sample_loop();
   void read_loop();
+  void datagram_loop();
+  // One reflection into latest_ and the session's measures (mutex_ held).
+  // `skipped`: the site passed increments over since the last one (no round trip).
+  void absorb(ReflectionSample sample, std::int64_t arrived, bool from_stream, bool skipped);
+  // Whether the sampler sends this sample by datagram (and falls back when it must).
+  bool use_datagrams(std::int64_t now);
   TeleopReport build_report();
 
   OperatorInput& input_;
@@ -200,6 +238,20 @@ class TeleopSession {
   std::unique_ptr<Stream> stream_;
   std::thread sampler_;
   std::thread reader_;
+  std::thread datagram_reader_;
+  // The datagram plane: ready once the keys arrived (the reader thread makes the link);
+  // the sampler's choice, and why it went back to the stream.
+  std::atomic<bool> datagrams_ready_{false};
+  std::atomic<bool> metadata_read_{false};  // the site answered the request (or the stream ended)
+  std::atomic<bool> fallen_back_{false};
+  std::atomic<std::int64_t> datagrams_since_ns_{0};  // first increment datagram sent
+  std::atomic<std::int64_t> last_datagram_reflection_ns_{0};
+  std::atomic<std::int64_t> last_stream_reflection_ns_{0};
+  std::atomic<double> round_trip_{0.0};  // [s] the best path measured, 0 unknown
+  std::uint64_t stream_increments_ = 0;  // the sampler only
+  std::string fallback_;                 // mutex_
+  std::uint16_t skipped_ = 0;            // the last reflection datagram's lost + stale
+  bool skipped_known_ = false;
   std::atomic<bool> stop_{false};
   std::atomic<bool> finished_{false};
   std::atomic<bool> enabled_once_{false};

@@ -141,7 +141,7 @@ void Teleoperation::drain_stopped() noexcept {
       ended_ = false;
       continue;
     }
-    if (!take_sequence(sample.sequence)) continue;
+    if (!take_sequence(sample)) continue;
     // Taken and answered (the ground counts it as handled) but never played.
     if (sample.deadman) ++counters_.discarded;
     answered(sample);
@@ -151,13 +151,15 @@ void Teleoperation::drain_stopped() noexcept {
   counters_.awaiting_release = awaiting_release_;
 }
 
-bool Teleoperation::take_sequence(std::uint64_t sequence) noexcept {
-  if (sequence <= counters_.last_received) {
+bool Teleoperation::take_sequence(const HandControllerSample& sample) noexcept {
+  if (sample.sequence <= counters_.last_received) {
     ++counters_.duplicates;
     return false;
   }
-  count_gap(sequence);
-  counters_.last_received = sequence;
+  count_gap(sample.sequence);
+  counters_.last_received = sample.sequence;
+  counters_.plane = sample.plane;
+  if (sample.concealed) ++counters_.concealed;
   return true;
 }
 
@@ -256,7 +258,7 @@ void Teleoperation::take(const HandControllerSample& sample,
     last_sample_time_ = context.elapsed;
     return;
   }
-  if (!take_sequence(sample.sequence)) return;
+  if (!take_sequence(sample)) return;
   ended_ = false;
   master_in_ = std::max(master_in_, sample.master_in);
   energies_.master.observed = sample.master_observed;

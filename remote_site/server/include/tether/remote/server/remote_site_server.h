@@ -56,6 +56,9 @@ struct ServerOptions {
   // site does not say.
   std::optional<SceneDescription> scene;
   RecoveryLimits recovery;  // recovery motion's speeds (executor.h)
+  // The teleoperation datagram plane's UDP port, on the host of `address`: 0 the bound
+  // gRPC port's number (any free port if that one is taken), −1 none (the stream only).
+  int datagram_port = 0;
 };
 
 class RemoteSiteServer {
@@ -70,6 +73,7 @@ class RemoteSiteServer {
   RemoteSiteServer& operator=(const RemoteSiteServer&) = delete;
 
   int port() const;
+  int datagram_port() const;  // −1 without the datagram plane
   // Re-reads the roles file, the CRL and the certificates (SIGHUP). Returns what is now in
   // force; throws std::runtime_error, keeping the previous configuration, on a bad file.
   std::string reload_security();

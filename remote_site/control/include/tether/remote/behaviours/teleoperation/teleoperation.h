@@ -62,6 +62,7 @@
 #include <optional>
 
 #include "tether/common/teleop_channel.h"
+#include "tether/common/vocabulary.h"
 #include "tether/remote/behaviours/behaviour.h"
 #include "tether/remote/behaviours/teleoperation/parameters.h"
 #include "tether/remote/loop/spsc_ring.h"
@@ -94,16 +95,24 @@ struct HandControllerSample {
   double master_observed = 0.0;    // [J] the ground's observed energy, for telemetry
   double master_dissipated = 0.0;  // [J] what the ground's passivity controller removed
   Vector6 wave = Vector6::Zero();  // forward wave u_m, hand-controller axes [√W]
+  // The plane it came by, and whether its motion was recovered from a later datagram's
+  // redundancy (a lost datagram's, concealed) rather than sent by its own.
+  DataPlane plane = DataPlane::kStream;
+  bool concealed = false;
 };
 
 using HandControllerQueue = SpscRing<HandControllerSample, 1024>;
 
 struct TeleoperationCounters {
-  std::uint64_t applied = 0;              // samples summed into a command
-  std::uint64_t lost = 0;                 // gaps in the sequence
-  std::uint64_t duplicates = 0;           // repeated or out-of-order numbers, dropped
-  std::uint64_t discarded = 0;            // motion dropped unplayed when the operator disabled
-  std::uint64_t stale = 0;                // sent before the task started: dropped at its start
+  std::uint64_t applied = 0;     // samples summed into a command
+  std::uint64_t lost = 0;        // gaps in the sequence
+  std::uint64_t duplicates = 0;  // repeated or out-of-order numbers, dropped
+  std::uint64_t discarded = 0;   // motion dropped unplayed when the operator disabled
+  std::uint64_t stale = 0;       // sent before the task started: dropped at its start
+  // Taken with motion recovered from the datagram plane's redundancy (their datagram was
+  // lost, a later one carried it): counted in applied too when played, never in lost.
+  std::uint64_t concealed = 0;
+  DataPlane plane = DataPlane::kNone;     // the plane of the newest sample taken
   std::uint64_t last_sequence = 0;        // newest sample played out (applied or a heartbeat)
   std::uint64_t last_ground_time_ns = 0;  // of the sample with last_sequence
   std::int64_t last_arrival_ns = 0;       // when it arrived here (CLOCK_MONOTONIC), 0 unknown
@@ -195,7 +204,7 @@ class Teleoperation {
   void count_gap(std::uint64_t sequence) noexcept;
   // A numbered sample taken in turn (a repeat or older one is counted a duplicate: false);
   // and the newest one answered (played, or taken without motion), reported back.
-  bool take_sequence(std::uint64_t sequence) noexcept;
+  bool take_sequence(const HandControllerSample& sample) noexcept;
   void answered(const HandControllerSample& sample) noexcept;
   bool due(const HandControllerSample& sample, const TeleoperationParameters& parameters,
            std::int64_t now_ns) const noexcept;
