@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Teleoperation across a delayed link, swept with real processes over mutual TLS through
-# tether-linkem at each one-way delay with ±10 % uniform jitter, the simulated 6R hand
+# Teleoperation across a delayed link, swept with real processes over mutual TLS across a
+# real IP path (two network namespaces joined by tether-linkem's packet mode,
+# deploy/lib/netns-link.sh; needs root) at each one-way delay with ±10 % uniform jitter,
+# increments and reflections on the datagram plane, the simulated 6R hand
 # controller in tether-ground and tether-remote's embedded MuJoCo scene. Two scenarios:
 #   door  the seed's shared-control door (remote_site/tasks/door_shared.textproto), the
 #         hand turning the handle 45° (local_site/scripts/rotate_door.hcscript), at each
@@ -34,6 +36,8 @@
 # TETHER_GROUND_ARGS adds options to every tether-ground (e.g. "--coupling-damping 0.3").
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source deploy/lib/netns-link.sh
+netns_need_root || exit 77
 build=${1:-build/release}
 out=${2:-build/delay}
 delays=${3:-0 50 150 250 500 1000}
@@ -44,14 +48,15 @@ wall_scales=${7:-0.002 0.004}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 work=$(mktemp -d)
-remote_pid="" linkem_pid=""
+remote_pid=""
 cleanup() {
-  [ -n "$linkem_pid" ] && kill "$linkem_pid" 2>/dev/null
   [ -n "$remote_pid" ] && kill "$remote_pid" 2>/dev/null
-  wait 2>/dev/null || true
+  wait "$remote_pid" 2>/dev/null || true
+  netns_teardown
   rm -rf "$work"
 }
 trap cleanup EXIT
+netns_setup "ds$$"
 bash deploy/make-pki.sh init "$work/pki" >/dev/null
 export TETHER_DATA_DIR="$PWD/common"
 
@@ -73,28 +78,22 @@ run() {
   sed "s/^  stall_timeout_s: \(.*\)/  stall_timeout_s: \1\n  reflection { method: REFLECTION_METHOD_$upper wave_impedance_translation: 350 wave_impedance_rotation: 80 }/" \
     "remote_site/tasks/$task.textproto" >"$work/$task.textproto"
   grep -q "REFLECTION_METHOD_$upper" "$work/$task.textproto"
-  rm -f "$work/port" "$work/lport"
-  "$build/remote_site/apps/tether-remote" --serve 127.0.0.1:0 --scene "$scenario" \
+  rm -f "$work/port"
+  link_up "$build" "$work/link" "$delay" 0 1
+  in_remote "$build/remote_site/apps/tether-remote" --serve "$REMOTE_IP:50051" --scene "$scenario" \
     --port-file "$work/port" --config "$work/pki/sites/remote.conf" >"$work/remote.log" 2>&1 &
   remote_pid=$!
   for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
   [ -s "$work/port" ] || { cat "$work/remote.log"; exit 1; }
-  local jitter
-  jitter=$(awk -v d="$delay" 'BEGIN { print d * 0.1 }')
-  "$build/common/tether-linkem" --listen 127.0.0.1:0 --target "127.0.0.1:$(cat "$work/port")" \
-    --delay "${delay}ms" --jitter "${jitter}ms" --port-file "$work/lport" \
-    >"$work/linkem.log" 2>&1 &
-  linkem_pid=$!
-  for _ in $(seq 100); do [ -s "$work/lport" ] && break; sleep 0.1; done
-  local addr=127.0.0.1:$(cat "$work/lport")
-  # Three round trips (TLS, HTTP/2, the call) before a first reply: 6 s at 1 s one way.
-  local client=(--config "$work/pki/people/operator.conf" --server-name localhost --timeout 20s)
-  "$build/local_site/apps/tether" --remote "$addr" "${client[@]}" upload \
+  local addr=$REMOTE_IP:50051
+  # Calls wait for the path: up to 30 s to connect, then four measured round trips.
+  local client=(--config "$work/pki/people/operator.conf" --server-name localhost)
+  in_ground "$build/local_site/apps/tether" --remote "$addr" "${client[@]}" upload \
     "$work/$task.textproto" --no-preview >"$work/session.log" 2>&1 ||
     { echo "delay scenarios: upload failed ($name)"; cat "$work/session.log"; exit 1; }
   local extra=()
   [ "$method" = passivity ] && extra=(--predict "iiwa7:$scenario" --reflect-from model)
-  "$build/local_site/apps/tether-ground" --site remote="$addr" "${client[@]}" \
+  in_ground "$build/local_site/apps/tether-ground" --site remote="$addr" "${client[@]}" \
     --start "$task" --device "sim:local_site/scripts/$script.hcscript" \
     "${scale_option[@]}" "${extra[@]}" ${TETHER_GROUND_ARGS:-} --report "$out/$name.report" \
     --plot "$out/$name.png" >"$work/session.log" 2>&1 || true
@@ -102,11 +101,10 @@ run() {
     { echo "delay scenarios: no report ($name)"; cat "$work/session.log"; exit 1; }
   cp "$work/session.log" "$out/$name.log"
   grep -o "exceeds the bound.*\|stalled.*" "$work/session.log" | head -1 >"$out/$name.end" || true
-  kill "$linkem_pid" 2>/dev/null || true
   kill -TERM "$remote_pid" 2>/dev/null || true
   wait "$remote_pid" 2>/dev/null || true
-  wait "$linkem_pid" 2>/dev/null || true
-  remote_pid="" linkem_pid=""
+  remote_pid=""
+  link_down
 }
 
 # The 500 ms / 0 ms comparison is of peaks, an extreme of each run: the wall's impact peak

@@ -105,8 +105,10 @@ for _ in $(seq 100); do [ -s "$work/linkem.port" ] && break; sleep 0.1; done
 far=127.0.0.1:$(cat "$work/linkem.port")
 "$bin_console" --remote "$addr_b" --config "$pki/people/demo.conf" upload \
   remote_site/tasks/door_shared_delayed.textproto --no-preview
+# A TCP proxy delays the stream only, so this leg keeps to it (--data-plane stream); the
+# datagram plane across a real delayed and lossy path is deploy/link-table.sh's (root).
 "$bin_ground" --site door-b="$far" --server-name localhost --config "$pki/people/demo.conf" \
-  --start door_shared_delayed --device sim:local_site/scripts/rotate_door.hcscript \
+  --data-plane stream --start door_shared_delayed --device sim:local_site/scripts/rotate_door.hcscript \
   --predict iiwa7:door --reflect-from model --report "$out/door_shared_delayed_ground.txt" \
   --plot "$out/door_shared_delayed.png" --web 127.0.0.1:8080  # the console shows both arms
 

@@ -10,7 +10,8 @@
 #            well before the stall deadline
 #   console  `tether teleop` with the simulated 6R hand controller: the arm follows and the
 #            session ends cleanly
-#   delayed  through tether-linkem at 250 ms one way ±25 ms, the door in shared control
+#   delayed  through tether-linkem's byte-stream proxy at 250 ms one way ±25 ms (the gRPC
+#            stream alone: a TCP proxy carries no datagrams), the door in shared control
 #            with the passivity channel, the hand feeling the local model: no breach, both
 #            ports passive, the door within ±3° of the local model's (what the hand turned),
 #            the link's delay estimated, and the session's end an end rather than a stall
@@ -157,7 +158,7 @@ delayed|silent)
     fail "upload refused"
   if [ "$case_name" = delayed ]; then
     "$ground_bin" --site door="$far" --server-name localhost --config "$pki/people/operator.conf" \
-      --start door_shared_delayed --device "sim:$src/local_site/scripts/rotate_door.hcscript" \
+      --data-plane stream --start door_shared_delayed --device "sim:$src/local_site/scripts/rotate_door.hcscript" \
       --predict iiwa7:door --reflect-from model --report "$work/report" \
       >"$work/ground.log" 2>&1 || fail "tether-ground exit $?"
     cat "$work/ground.log"
@@ -180,7 +181,7 @@ delayed view's $(field prediction_delayed_rms_deg) deg"
     grep -q "operator stop" <(console status) || fail "the session did not end with a clean stop"
   else
     "$ground_bin" --site door="$far" --server-name localhost --config "$pki/people/operator.conf" \
-      --start door_shared_delayed --device "script:$src/local_site/scripts/door_swing.hcscript" \
+      --data-plane stream --start door_shared_delayed --device "script:$src/local_site/scripts/door_swing.hcscript" \
       >"$work/ground.log" 2>&1 &
     ground_pid=$!
     for _ in $(seq 200); do console status | grep -q "running" && break; sleep 0.05; done
