@@ -124,7 +124,12 @@ struct RemoteSiteClient::Impl {
   }
 
   std::chrono::milliseconds effective_deadline() const {
-    return std::max(deadline, std::chrono::milliseconds(4 * round_trip_ns.load() / 1000000));
+    const std::int64_t rtt_ms = round_trip_ns.load() / 1000000;
+    // Beyond the machine (a round trip of 5 ms or more), room for TCP to resend a lost
+    // segment twice: its retransmission timeout is at least the round trip plus 200 ms and
+    // doubles each time; a lossy path otherwise fails calls that would have succeeded.
+    const std::int64_t recovery_ms = rtt_ms >= 5 ? 3 * (rtt_ms + 200) : 0;
+    return std::max(deadline, std::chrono::milliseconds(4 * rtt_ms + recovery_ms));
   }
 
   void prepare(grpc::ClientContext& context) const {
