@@ -68,6 +68,7 @@ class Reader {
 // Increment flags.
 constexpr std::uint8_t kDeadman = 1U << 0;
 constexpr std::uint8_t kIncrementWave = 1U << 1;
+constexpr std::uint8_t kEnd = 1U << 2;
 constexpr unsigned kModeShift = 4;  // two bits of mode
 // Reflection flags (u16).
 constexpr std::uint16_t kDetail = 1U << 0;
@@ -205,8 +206,9 @@ std::string decode(std::span<const std::uint8_t> bytes, IncrementMessage& m) {
   }
   m.deadman = (flags & kDeadman) != 0;
   m.has_wave = (flags & kIncrementWave) != 0;
+  m.end = (flags & kEnd) != 0;
   m.mode = static_cast<std::uint8_t>((flags >> kModeShift) & 3U);
-  if ((flags & ~(kDeadman | kIncrementWave | (3U << kModeShift))) != 0) {
+  if ((flags & ~(kDeadman | kIncrementWave | kEnd | (3U << kModeShift))) != 0) {
     return "increment flags = " + std::to_string(flags) + ": unknown bits set";
   }
   if (m.has_wave && !r.get(m.wave)) return "increment: the forward wave is cut short";

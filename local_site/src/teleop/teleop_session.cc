@@ -449,6 +449,16 @@ void TeleopSession::sample_loop() {
     const std::int64_t late = now_ns() - deadline;
     if (late > 0) deadline += (late / period_ns + 1) * period_ns;  // skip, don't burst
   }
+  if (dgram.sequence != 0 && datagrams_ready_.load() && !fallen_back_.load()) {
+    // The end on the datagram plane as well: on a lossy path the stream's end can arrive a
+    // few retransmission timeouts after the last datagram, and the site would take the
+    // silence between for a stall. Ten copies a millisecond apart outlast a burst of loss.
+    dgram.end = true;
+    for (int copy = 0; copy < 10; ++copy) {
+      stream_->datagrams->send(dgram);
+      sleep_until_ns(now_ns() + 1000000);
+    }
+  }
   std::lock_guard lock(stream_->write_mutex);
   if (!stream_->writes_done) {
     stream_->writes_done = true;
@@ -460,7 +470,12 @@ void TeleopSession::read_loop() {
   if (options_.plane == DataPlane::kDatagram) {
     // The site's answer to the request for a datagram session comes as the stream's initial
     // metadata (with its first reflection, or its refusal).
+    const std::int64_t asked = now_ns();
     stream_->rw->WaitForInitialMetadata();
+    // The site answers with its first reflection: a round trip, the first estimate of the
+    // path (the fallback's wait is three of them), until reflections measure it better.
+    double expected = 0.0;
+    round_trip_.compare_exchange_strong(expected, static_cast<double>(now_ns() - asked) * 1e-9);
     {
       const auto& metadata = stream_->context.GetServerInitialMetadata();
       const auto keys_it = metadata.find("tether-datagram-session");

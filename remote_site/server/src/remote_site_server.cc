@@ -934,6 +934,15 @@ class TeleopReactor final
     if (input_ended_) return;
     ++datagrams_;
     last_datagram_ns_.store(arrival);
+    if (m.end && problem.empty()) {
+      // The ground ended the session: an end, not a stall, however late the stream's own
+      // end arrives. The motion already here still plays out.
+      input_ended_ = true;
+      HandControllerSample end;
+      end.end = true;
+      if (!site_.queue.push(end)) site_.teleop_queue_full.fetch_add(1);
+      return;
+    }
     std::string why = problem;
     std::size_t count = 0;
     // A datagram's sequence is 32 bits; the global numbering base + sequence stays below

@@ -260,8 +260,9 @@ TEST(TeleopDatagramCodec, IncrementDecodeRefusesCutShortOverlongAndUnknownFlagBi
   Bytes longer = bytes;
   longer.push_back(0);
   EXPECT_NE(decode(longer, got).find("85 bytes is too long"), std::string::npos);
-  // The flags byte follows sequence (4), pieces (1) and ground time (8).
-  for (const std::uint8_t bit : {0x04, 0x08, 0x40, 0x80}) {
+  // The flags byte follows sequence (4), pieces (1) and ground time (8); bits 0-2 (deadman,
+  // wave, end) and 4-5 (mode) are known.
+  for (const std::uint8_t bit : {0x08, 0x40, 0x80}) {
     Bytes spoilt = bytes;
     spoilt[13] |= bit;
     EXPECT_NE(decode(spoilt, got).find("unknown bits"), std::string::npos) << int{bit};

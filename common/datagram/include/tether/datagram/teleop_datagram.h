@@ -93,6 +93,9 @@ struct IncrementMessage {
   float master_dissipated = 0.0F;
   bool has_wave = false;
   std::array<float, 6> wave{};  // forward wave u_m, the mode's axes [√W]
+  // The session ends here (the ground's side closed): no motion, no stall after it. Sent
+  // several times over, since the stream's own end can come seconds later on a lossy path.
+  bool end = false;
 };
 
 // One control cycle's force reflection as sent (remote → ground).
