@@ -183,9 +183,9 @@ std::size_t encode(const IncrementMessage& m, std::span<std::uint8_t> out) {
   w.put(m.sequence);
   w.put(m.pieces);
   w.put(m.ground_time_ns);
-  const std::uint8_t flags =
-      static_cast<std::uint8_t>((m.deadman ? kDeadman : 0U) | (m.has_wave ? kIncrementWave : 0U) |
-                                static_cast<unsigned>((m.mode & 3U) << kModeShift));
+  const std::uint8_t flags = static_cast<std::uint8_t>(
+      (m.deadman ? kDeadman : 0U) | (m.has_wave ? kIncrementWave : 0U) | (m.end ? kEnd : 0U) |
+      static_cast<unsigned>((m.mode & 3U) << kModeShift));
   w.put(flags);
   w.put(m.segment_length);
   w.put(m.motion);

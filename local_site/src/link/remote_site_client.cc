@@ -109,8 +109,12 @@ struct RemoteSiteClient::Impl {
     const auto begin = std::chrono::steady_clock::now();
     const auto until = std::chrono::system_clock::now() + kConnectAllowance;
     grpc_connectivity_state state = channel->GetState(true);
+    // A handshake that loss broke is tried again (gRPC backs off about 1 s, then 1.6 s); a
+    // site that keeps refusing is reported after the third failure.
+    int failures = 0;
     while (state != GRPC_CHANNEL_READY && std::chrono::system_clock::now() < until) {
-      if (state == GRPC_CHANNEL_TRANSIENT_FAILURE || state == GRPC_CHANNEL_SHUTDOWN) return;
+      if (state == GRPC_CHANNEL_SHUTDOWN) return;
+      if (state == GRPC_CHANNEL_TRANSIENT_FAILURE && ++failures >= 3) return;
       channel->WaitForStateChange(state, until);
       state = channel->GetState(true);
     }

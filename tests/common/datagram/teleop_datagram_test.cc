@@ -32,6 +32,7 @@ IncrementMessage random_increment(std::mt19937& rng, bool wave) {
   m.pieces = static_cast<std::uint8_t>(std::uniform_int_distribution<int>(1, 64)(rng));
   m.ground_time_ns = std::uniform_int_distribution<std::uint64_t>()(rng);
   m.deadman = (rng() & 1U) != 0;
+  m.end = (rng() % 8) == 0;  // the session's end, as the ground sends it last
   m.mode = static_cast<std::uint8_t>(rng() % 4);
   m.segment_length =
       static_cast<std::uint16_t>(std::uniform_int_distribution<int>(m.pieces, 0xFFFF)(rng));
@@ -90,6 +91,7 @@ void expect_same(const IncrementMessage& a, const IncrementMessage& b) {
   EXPECT_EQ(a.pieces, b.pieces);
   EXPECT_EQ(a.ground_time_ns, b.ground_time_ns);
   EXPECT_EQ(a.deadman, b.deadman);
+  EXPECT_EQ(a.end, b.end);
   EXPECT_EQ(a.mode, b.mode);
   EXPECT_EQ(a.segment_length, b.segment_length);
   EXPECT_EQ(a.motion, b.motion);
