@@ -83,11 +83,22 @@ session() {
     --port-file "$work/port" --config "$work/pki/sites/remote.conf" >"$out/$name.remote.log" 2>&1 &
   remote_pid=$!
   for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
-  [ -s "$work/port" ] || { cat "$out/$name.remote.log"; return 1; }
+  [ -s "$work/port" ] || { cat "$out/$name.remote.log"; stop_remote; return 0; }
   addr=${addr%:*}:$(cat "$work/port")
-  "${run_ground[@]}" "$build/local_site/apps/tether" --remote "$addr" "${client[@]}" upload \
-    "remote_site/tasks/$task.textproto" --no-preview >"$out/$name.upload.log" 2>&1 ||
-    { echo "link table: upload failed ($name)"; cat "$out/$name.upload.log"; return 1; }
+  # A lossy path can take a call past its deadline (TCP's retransmission timeouts double):
+  # the upload is tried three times, as an operator would, and a cell that cannot even
+  # upload has no report, which its row shows.
+  local tries=0
+  until "${run_ground[@]}" "$build/local_site/apps/tether" --remote "$addr" "${client[@]}" \
+    upload "remote_site/tasks/$task.textproto" --no-preview --replace >>"$out/$name.upload.log" 2>&1; do
+    tries=$((tries + 1))
+    if [ "$tries" -ge 3 ]; then
+      echo "link table: upload failed ($name)"
+      tail -1 "$out/$name.upload.log"
+      stop_remote
+      return 0
+    fi
+  done
   local begin end
   begin=$(date +%s.%N)
   timeout 300 "${run_ground[@]}" "$build/local_site/apps/tether-ground" --site remote="$addr" \
