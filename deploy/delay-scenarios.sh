@@ -80,7 +80,9 @@ run() {
   grep -q "REFLECTION_METHOD_$upper" "$work/$task.textproto"
   rm -f "$work/port"
   link_up "$build" "$work/link" "$delay" 0 1
-  in_remote "$build/remote_site/apps/tether-remote" --serve "$REMOTE_IP:50051" --scene "$scenario" \
+  # ip netns exec execs the site, so $! is the site itself and the kill below reaches it (a
+  # function in the background would leave it running on the port, which gRPC shares).
+  ip netns exec "$NETNS_R" "$build/remote_site/apps/tether-remote" --serve "$REMOTE_IP:50051" --scene "$scenario" \
     --port-file "$work/port" --config "$work/pki/sites/remote.conf" >"$work/remote.log" 2>&1 &
   remote_pid=$!
   for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done

@@ -103,18 +103,15 @@ struct RemoteSiteClient::Impl {
   // The deadline follows the path. A connection still to be made gets up to
   // kConnectAllowance of its own (TCP, TLS and HTTP/2 handshakes, with retransmissions on a
   // lossy path of seconds), ending at once if the site refuses; the call then gets four
-  // measured round trips, never less than the configured deadline. A path of 1 s each way
-  // works with the default 5 s; on loopback a short deadline stays short.
+  // measured round trips (never less than the configured deadline) plus room for TCP's
+  // retransmissions. A path of 1 s each way works with the default 5 s; on loopback a
+  // short deadline stays short.
   void connect() const {
     const auto begin = std::chrono::steady_clock::now();
     const auto until = std::chrono::system_clock::now() + kConnectAllowance;
     grpc_connectivity_state state = channel->GetState(true);
-    // A handshake that loss broke is tried again (gRPC backs off about 1 s, then 1.6 s); a
-    // site that keeps refusing is reported after the third failure.
-    int failures = 0;
     while (state != GRPC_CHANNEL_READY && std::chrono::system_clock::now() < until) {
-      if (state == GRPC_CHANNEL_SHUTDOWN) return;
-      if (state == GRPC_CHANNEL_TRANSIENT_FAILURE && ++failures >= 3) return;
+      if (state == GRPC_CHANNEL_TRANSIENT_FAILURE || state == GRPC_CHANNEL_SHUTDOWN) return;
       channel->WaitForStateChange(state, until);
       state = channel->GetState(true);
     }
@@ -129,11 +126,13 @@ struct RemoteSiteClient::Impl {
 
   std::chrono::milliseconds effective_deadline() const {
     const std::int64_t rtt_ms = round_trip_ns.load() / 1000000;
-    // Beyond the machine (a round trip of 5 ms or more), room for TCP to resend a lost
-    // segment twice: its retransmission timeout is at least the round trip plus 200 ms and
-    // doubles each time; a lossy path otherwise fails calls that would have succeeded.
-    const std::int64_t recovery_ms = rtt_ms >= 5 ? 3 * (rtt_ms + 200) : 0;
-    return std::max(deadline, std::chrono::milliseconds(4 * rtt_ms + recovery_ms));
+    // Room for TCP to resend a lost segment three times (its retransmission timeout starts
+    // at 200 ms to 1 s on top of the round trip and doubles): a lossy path otherwise fails
+    // calls that would have succeeded. Only for a deadline of a second or more (a person's
+    // patience, the default 5 s): a caller who asked for less wants to know quickly.
+    const std::int64_t recovery_ms = deadline >= std::chrono::seconds(1) ? 3 * (rtt_ms + 1000) : 0;
+    return std::max(deadline, std::chrono::milliseconds(4 * rtt_ms)) +
+           std::chrono::milliseconds(recovery_ms);
   }
 
   void prepare(grpc::ClientContext& context) const {
