@@ -474,7 +474,9 @@ std::size_t IncrementAssembler::take(const IncrementMessage& m, std::span<Concea
   // The sums this datagram's are comparable with: the same segment as the last taken.
   const bool saturated = m.segment_length == 0xFFFF;
   const bool same_segment =
-      last_ != 0 && (k == segment_start_ || (saturated && segment_start_ <= k)) && k <= last_;
+      last_ != 0 &&
+      (k == segment_start_ || (saturated && segment_start_ != 0 && segment_start_ <= k)) &&
+      k <= last_;
   std::array<double, 7> base{};
   std::uint64_t first = 0;  // first number this datagram's motion is spread over
   if (same_segment) {

@@ -352,7 +352,8 @@ void to_datagram(const CycleTelemetry& c, std::uint64_t sequence_base, bool deta
   out.skipped = static_cast<std::uint16_t>(c.teleoperation.lost + c.teleoperation.stale);
   out.state = static_cast<std::uint8_t>(proto::from_executor_state(c.state));
   out.mode = static_cast<std::uint8_t>(proto::from_teleop_mode(c.teleop_mode));
-  out.method = static_cast<std::uint8_t>(proto::from_reflection_method(c.reflection));
+  // ReflectionMethod's own value (0 none, 1 passivity, 2 wave), as the ground decodes it.
+  out.method = static_cast<std::uint8_t>(c.reflection);
   for (std::size_t i = 0; i < 6; ++i) {
     out.reflected[i] = static_cast<float>(c.reflected_wrench[static_cast<Eigen::Index>(i)]);
   }

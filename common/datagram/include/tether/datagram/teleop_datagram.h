@@ -217,6 +217,7 @@ class IncrementAssembler {
     if (sequence > last_) {
       last_ = sequence;
       segment_start_ = 0;
+      sum_.fill(0.0);
     }
   }
   std::uint64_t last_taken() const { return last_; }
