@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "script_events.h"
+
 namespace tether::linkem {
 
 namespace {
@@ -148,33 +150,15 @@ std::vector<ScriptEvent> parse_link_script(std::string_view text, const std::str
       throw std::invalid_argument(where + e.what());
     }
   }
-  std::stable_sort(events.begin(), events.end(),
-                   [](const ScriptEvent& a, const ScriptEvent& b) { return a.time < b.time; });
   // The whole script must give valid profiles, checked before anything is played.
-  LinkProfile check;
-  for (const ScriptEvent& event : events) {
-    event.apply(check);
-    try {
-      validate(check);
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(name + ": after '" + event.text + "': " + e.what());
-    }
-  }
+  detail::order_and_check(events, LinkProfile{}, name,
+                          [](const auto& profile) { validate(profile); });
   return events;
 }
 
 void play_link_script(LinkEmulator& emulator, const std::vector<ScriptEvent>& events,
                       const std::function<bool()>& stop) {
-  for (const ScriptEvent& event : events) {
-    while (emulator.now() < event.time) {
-      if (stop && stop()) return;
-      const double left = event.time - emulator.now();
-      std::this_thread::sleep_for(std::chrono::duration<double>(std::min(left, 0.05)));
-    }
-    LinkProfile profile = emulator.profile();
-    event.apply(profile);
-    emulator.set_profile(profile);
-  }
+  detail::play(emulator, events, stop);
 }
 
 }  // namespace tether::linkem

@@ -28,6 +28,7 @@
 #include <utility>
 
 #include "jitter.h"
+#include "script_events.h"
 #include "tether/linkem/link_script.h"
 
 namespace tether::linkem {
@@ -658,34 +659,14 @@ std::vector<PacketScriptEvent> parse_packet_script(std::string_view text, const 
       throw std::invalid_argument(name + ":" + std::to_string(line_number) + ": " + e.what());
     }
   }
-  std::stable_sort(
-      events.begin(), events.end(),
-      [](const PacketScriptEvent& a, const PacketScriptEvent& b) { return a.time < b.time; });
   // The whole script must give valid profiles, checked before anything is played.
-  PacketLinkProfile check = start;
-  for (const PacketScriptEvent& event : events) {
-    event.apply(check);
-    try {
-      validate(check);
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(name + ": after '" + event.text + "': " + e.what());
-    }
-  }
+  detail::order_and_check(events, start, name, [](const auto& profile) { validate(profile); });
   return events;
 }
 
 void play_packet_script(PacketLink& link, const std::vector<PacketScriptEvent>& events,
                         const std::function<bool()>& stop) {
-  for (const PacketScriptEvent& event : events) {
-    while (link.now() < event.time) {
-      if (stop && stop()) return;
-      const double left = event.time - link.now();
-      std::this_thread::sleep_for(std::chrono::duration<double>(std::min(left, 0.05)));
-    }
-    PacketLinkProfile profile = link.profile();
-    event.apply(profile);
-    link.set_profile(profile);
-  }
+  detail::play(link, events, stop);
 }
 
 }  // namespace tether::linkem
