@@ -15,6 +15,7 @@ packages=(
   liborocos-kdl-dev
   libssl-dev openssl nlohmann-json3-dev
   libboost-dev
+  libzstd-dev liblz4-dev  # MCAP recordings' chunk compression (common/mcap)
   iproute2  # network namespaces for the packet-level link (deploy/lib/netns-link.sh)
   clang libclang-rt-14-dev
 )
