@@ -157,6 +157,58 @@ struct SimulatedArm::Impl {
   std::array<mjtByte, mjNGROUP> ray_groups{};  // group 0 only: the scene
   double step_time = 0.0;
   bool fault = false;
+  // The state before the last physics step (see checkpoint()); its layout is pack()'s.
+  ArmCheckpoint before_last_step;
+
+  // [time, qpos, qvel, act, qacc_warmstart, ctrl, q_from, q_to, v_ff, t_from, t_to]
+  std::size_t checkpoint_size() const {
+    return 1 + static_cast<std::size_t>(m->nq + 2 * m->nv + m->na + m->nu) +
+           3 * static_cast<std::size_t>(kArmDof) + 2;
+  }
+  void pack(ArmCheckpoint& out) const noexcept {
+    std::size_t k = 0;
+    const auto put = [&](const mjtNum* v, int n) {
+      for (int i = 0; i < n; ++i) out.values[k++] = v[i];
+    };
+    out.values[k++] = d->time;
+    put(d->qpos, m->nq);
+    put(d->qvel, m->nv);
+    put(d->act, m->na);
+    put(d->qacc_warmstart, m->nv);
+    put(d->ctrl, m->nu);
+    put(q_from.data(), kArmDof);
+    put(q_to.data(), kArmDof);
+    put(v_ff.data(), kArmDof);
+    out.values[k++] = t_from;
+    out.values[k++] = t_to;
+    out.size = static_cast<std::uint32_t>(k);
+  }
+  void unpack(const ArmCheckpoint& in) noexcept {
+    std::size_t k = 0;
+    const auto get = [&](mjtNum* v, int n) {
+      for (int i = 0; i < n; ++i) v[i] = in.values[k++];
+    };
+    d->time = in.values[k++];
+    get(d->qpos, m->nq);
+    get(d->qvel, m->nv);
+    get(d->act, m->na);
+    get(d->qacc_warmstart, m->nv);
+    get(d->ctrl, m->nu);
+    get(q_from.data(), kArmDof);
+    get(q_to.data(), kArmDof);
+    get(v_ff.data(), kArmDof);
+    t_from = in.values[k++];
+    t_to = in.values[k++];
+  }
+  // One physics step with the servos: what advance_to() repeats.
+  void step() noexcept {
+    const double dt = m->opt.timestep;
+    mj_step1(m.get(), d.get());
+    if (camera) camera->step(d->time, gripper_pose() * options.camera.tool_T_camera);
+    set_servo_controls(d->time + dt);
+    mj_step2(m.get(), d.get());
+    if (diverged()) fault = true;
+  }
 
   JointVector reference(double t) const {
     if (!(t_to > t_from)) return q_to;
@@ -451,14 +503,28 @@ void SimulatedArm::advance_to(double time) noexcept {
     s.t_to = time;
     s.pending = false;
   }
+  const bool can_checkpoint = !s.camera && s.checkpoint_size() <= kMaxArmCheckpoint;
   while (!s.fault && d->time + 0.5 * dt < time) {
-    mj_step1(m, d);
-    if (s.camera) s.camera->step(d->time, s.gripper_pose() * s.options.camera.tool_T_camera);
-    s.set_servo_controls(d->time + dt);
-    mj_step2(m, d);
-    if (s.diverged()) s.fault = true;
+    if (can_checkpoint && d->time + 1.5 * dt >= time) s.pack(s.before_last_step);
+    s.step();
   }
   s.step_time = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+bool SimulatedArm::checkpoint(ArmCheckpoint& out) const noexcept {
+  out = impl_->before_last_step;
+  return out.size > 0;
+}
+
+bool SimulatedArm::restore(const ArmCheckpoint& state) {
+  Impl& s = *impl_;
+  if (s.camera || state.size != s.checkpoint_size()) return false;
+  s.unpack(state);
+  s.pending = false;
+  s.fault = false;
+  s.before_last_step = state;
+  s.step();
+  return !s.fault;
 }
 
 const SimulationOptions& SimulatedArm::options() const { return impl_->options; }

@@ -104,5 +104,78 @@ TEST(SimulatedDoor, PushingAgainstTheFrameStopReadsForceIntoTheDoor) {
   EXPECT_GT(f_base.x(), 10.0);
 }
 
+// Replay restarts the simulation from a checkpoint (ArmInterface::checkpoint): the readings
+// that follow must be the recorded ones bit for bit, door and wrist contact included, or a
+// replayed run drifts from the recorded one.
+TEST(SimulatedDoor, RestoredCheckpointReproducesEveryLaterReadingExactly) {
+  const auto arms = testing::shipped_arms();
+  const ArmModel& model = arms.front().model;
+  SimulationOptions options = door_options();
+  options.initial_position = default_initial_position(SceneKind::kDoor, model);
+  SimulatedArm live(model, options);
+  // A pull on the handle, so the door moves and the wrist's contact carries load.
+  JointVector q = live.initial_position();
+  ArmState state;
+  double t = 0.0;
+  const auto command_at = [&](int k) {
+    JointCommand c;
+    c.position = q;
+    c.position[6] += 0.02 * std::sin(0.004 * k);
+    c.position[0] += 0.01 * std::sin(0.003 * k);
+    return c;
+  };
+  for (int k = 0; k < 300; ++k) {
+    live.read(state);
+    live.write(command_at(k));
+    t += 0.001;
+    live.advance_to(t);
+  }
+  ArmCheckpoint checkpoint;
+  ASSERT_TRUE(live.checkpoint(checkpoint));
+  EXPECT_GT(checkpoint.size, 30U);
+  ArmState at_checkpoint;
+  live.read(at_checkpoint);
+
+  SimulatedArm replayed(model, options);
+  ASSERT_TRUE(replayed.restore(checkpoint));
+  ArmState restored;
+  replayed.read(restored);
+  EXPECT_EQ(restored.time, at_checkpoint.time);
+  EXPECT_EQ(restored.position, at_checkpoint.position);
+  EXPECT_EQ(restored.velocity, at_checkpoint.velocity);
+  EXPECT_EQ(restored.wrench, at_checkpoint.wrench);
+  EXPECT_EQ(restored.aux, at_checkpoint.aux);
+
+  double t_replayed = t;
+  ArmState a, b;
+  for (int k = 300; k < 1300; ++k) {
+    live.read(a);
+    replayed.read(b);
+    ASSERT_EQ(a.position, b.position) << "cycle " << k;
+    ASSERT_EQ(a.wrench, b.wrench) << "cycle " << k;
+    ASSERT_EQ(a.aux[0], b.aux[0]) << "cycle " << k;
+    live.write(command_at(k));
+    replayed.write(command_at(k));
+    t += 0.001;
+    t_replayed += 0.001;
+    live.advance_to(t);
+    replayed.advance_to(t_replayed);
+  }
+  EXPECT_GT(std::abs(a.aux[0]), 1e-4) << "the door did not move: the test proves little";
+}
+
+TEST(SimulatedDoor, RefusesACheckpointOfAnotherScene) {
+  const auto arms = testing::shipped_arms();
+  SimulatedArm free_space(arms.front().model, SimulationOptions{});
+  SimulatedArm door(arms.front().model, door_options());
+  ArmState state;
+  free_space.read(state);
+  free_space.write(testing::hold(free_space.initial_position()));
+  free_space.advance_to(0.001);
+  ArmCheckpoint checkpoint;
+  ASSERT_TRUE(free_space.checkpoint(checkpoint));
+  EXPECT_FALSE(door.restore(checkpoint));
+}
+
 }  // namespace
 }  // namespace tether::remote

@@ -43,6 +43,10 @@ ExecutorState ControlLoop::run_cycle(double wakeup_latency) {
   const std::int64_t t0 = now_ns();
   const ArmStatus status = arm_.read(state_);
   const ExecutorState s = executor_.cycle(state_, status, command_);
+  // A task started: the state this cycle read is where a replay of it starts from (taken
+  // before advance_to() moves the arm on).
+  const bool restart = executor_.last_cycle().inputs.restart;
+  if (restart) arm_.checkpoint(checkpoint_);
   arm_.write(command_);
   arm_time_ += executor_.period();
   arm_.advance_to(arm_time_);
@@ -54,7 +58,11 @@ ExecutorState ControlLoop::run_cycle(double wakeup_latency) {
     record_buffer_ = executor_.last_cycle();
     record_buffer_.compute_time = compute;
     record_buffer_.wakeup_latency = wakeup_latency;
+    if (restart) record_buffer_.checkpoint = checkpoint_;
     if (!telemetry_.push(record_buffer_)) ++statistics_.telemetry_dropped;
+    if (recording_on_.load(std::memory_order_relaxed) && !recording_.push(record_buffer_)) {
+      ++statistics_.recording_dropped;
+    }
   }
   // Wakes consumers blocked in wait_for_cycle(); no system call unless one is waiting.
   cycles_published_.fetch_add(1, std::memory_order_release);

@@ -89,6 +89,19 @@ void Executor::request_recovery(const RecoveryRequest& request) noexcept {
 
 ExecutorStatus Executor::status() const noexcept { return status_snapshot_.load(); }
 
+void Executor::seed_command(const JointVector& q) noexcept {
+  q_command_ = q;
+  qd_command_.setZero();
+  have_command_ = true;
+}
+
+void Executor::replay_inputs(const CycleInputs& inputs) noexcept {
+  replaying_ = true;
+  replayed_ = inputs;
+  consecutive_overruns_ = inputs.consecutive_overruns;
+  behaviours_.teleoperation.replay(inputs.teleop_velocity, inputs.teleop_enabled);
+}
+
 void Executor::notify_overruns(int consecutive, std::uint64_t total) noexcept {
   consecutive_overruns_ = consecutive;
   total_overruns_ = total;
@@ -133,6 +146,9 @@ void Executor::start_task(Submission* submission, const ArmState& arm) noexcept 
   Submission* previous = current_;
   const bool restart =
       submission->restart || state_ != ExecutorState::kRunning || previous == nullptr;
+  inputs_.submission = submission->id;
+  inputs_.restart = restart;
+  inputs_.from_rest = state_ != ExecutorState::kRunning;
   const Frame previous_tool_T_motion =
       previous != nullptr ? previous->task.tool_T_motion : Frame::Identity();
   current_ = submission;
@@ -430,6 +446,7 @@ BoundsInput Executor::bounds_input(const ArmState& arm) noexcept {
 
 void Executor::handle_reset(const ArmState& arm) noexcept {
   if (!reset_requested_.exchange(false, std::memory_order_acq_rel)) return;
+  inputs_.reset = true;
   ++resets_handled_;
   if (state_ != ExecutorState::kStopped) {
     last_reset_ = ResetOutcome::kRefusedNotStopped;
@@ -470,11 +487,23 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
     qd_command_.setZero();
     have_command_ = true;
   }
+  inputs_.submission = 0;
+  inputs_.restart = false;
+  inputs_.from_rest = false;
+  inputs_.stop = BreachCause::kNone;
+  inputs_.reset = false;
+  inputs_.recovery = false;
+  inputs_.consecutive_overruns = consecutive_overruns_;
+  inputs_.teleop_velocity.setZero();
+  inputs_.teleop_enabled = false;
+  inputs_.teleop_stalled = false;
+  inputs_.prior_command = q_command_;
   // A stop request is an edge, taken in whatever state it finds: on an arm already stopping
   // or stopped it changes nothing (and cannot fire later, after a reset).
   const bool stop_asked = stop_requested_.exchange(false, std::memory_order_acq_rel);
   const bool active = state_ == ExecutorState::kRunning || state_ == ExecutorState::kIdle ||
                       state_ == ExecutorState::kRecovering;
+  if (stop_asked) inputs_.stop = stop_cause_.load(std::memory_order_acquire);
   if (active && stop_asked) {
     begin_stop(BreachEvent{stop_cause_.load(std::memory_order_acquire), 0.0, 0.0, task_time_, -1});
   } else if (active && arm_status != ArmStatus::kOk) {
@@ -507,6 +536,12 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
     process_wrench(arm);
     measured = true;
     run_behaviours();
+    // What teleoperation applied, even in a cycle a breach then ends: its command is where
+    // the stop starts from.
+    if (task.teleoperation.enabled) {
+      inputs_.teleop_velocity = behaviours_.teleoperation.teleop_velocity();
+      inputs_.teleop_enabled = behaviours_.teleoperation.operator_enabled();
+    }
 
     // Velocity inputs move the reference (eq. 6) and are integrated into its offset, so
     // the stiffness term does not pull them back.
@@ -577,7 +612,9 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
           BreachEvent{BreachCause::kLoopOverrun, static_cast<double>(consecutive_overruns_),
                       static_cast<double>(task.bounds.max_consecutive_overruns), task_time_, -1};
     } else if (task.teleoperation.enabled &&
-               behaviours_.teleoperation.stalled(task.teleoperation, task_time_)) {
+               (replaying_ ? replayed_.teleop_stalled
+                           : behaviours_.teleoperation.stalled(task.teleoperation, task_time_))) {
+      inputs_.teleop_stalled = true;
       event =
           BreachEvent{BreachCause::kTeleoperationStalled,
                       task_time_ - behaviours_.teleoperation.last_sample_time(),
@@ -625,6 +662,7 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
   if (state_ == ExecutorState::kStopped || state_ == ExecutorState::kStopping) {
     handle_reset(arm);
   } else if (reset_requested_.exchange(false, std::memory_order_acq_rel)) {
+    inputs_.reset = true;
     ++resets_handled_;
     last_reset_ = ResetOutcome::kRefusedNotStopped;
   }
@@ -679,6 +717,7 @@ ExecutorState Executor::cycle(const ArmState& arm, ArmStatus arm_status,
     telemetry_.wave_impedance = current_->task.teleoperation.wave_impedance;
   }
   telemetry_.overruns = total_overruns_;
+  telemetry_.inputs = inputs_;
   telemetry_snapshot_.store(telemetry_);
   publish_status();
   return state_;
@@ -727,6 +766,8 @@ void Executor::handle_recovery(const ArmState& arm) noexcept {
   if (!recovery_requested_.exchange(false, std::memory_order_acq_rel)) return;
   ++recoveries_handled_;
   const RecoveryRequest request = recovery_request_.load();
+  inputs_.recovery = true;
+  inputs_.recovery_request = request;
   recovery_ = RecoveryStatus{};
   recovery_.request = request;
   const auto refuse = [this](RecoveryRefusal why) {

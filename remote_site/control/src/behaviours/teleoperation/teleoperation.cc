@@ -318,6 +318,11 @@ void Teleoperation::take(const HandControllerSample& sample,
 
 void Teleoperation::receive(const TeleoperationParameters& parameters,
                             const BehaviourContext& context) noexcept {
+  if (replay_) {
+    operator_enabled_ = replay_enabled_;
+    counters_.enabled = operator_enabled_;
+    return;
+  }
   decay(context.elapsed);
   bool received = false;
   HandControllerSample sample;
@@ -356,6 +361,17 @@ void Teleoperation::update(const TeleoperationParameters& parameters,
         teleop_R_hand_controller(parameters, mode, base_R_teleop, context.world_T_base.R);
   }
 
+  if (replay_) {
+    // What the recorded cycle applied, with this cycle's frames: the force follows as live.
+    operator_enabled_ = replay_enabled_;
+    counters_.enabled = operator_enabled_;
+    velocity_ = replay_velocity_;
+    const Frame motion_T_teleop = context.tool_T_motion.inverse() * tool_T_teleop;
+    const Vector6 wrench_teleop = parameters.gain.head<6>().cwiseProduct(velocity_.head<6>());
+    out.force.head<6>() += transform_wrench(motion_T_teleop, wrench_teleop);
+    out.force[6] += parameters.gain[6] * velocity_[6];
+    return;
+  }
   receive(parameters, context);
   Vector6 played = Vector6::Zero();  // motion taken for this cycle alone, TELEOP axes
   double played_arm_angle = 0.0;

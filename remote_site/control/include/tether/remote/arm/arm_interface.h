@@ -54,6 +54,15 @@ struct JointCommand {
   JointVector velocity = JointVector::Zero();  // [rad/s] feed-forward
 };
 
+// The arm's complete dynamic state at one instant, as opaque numbers only the arm that wrote
+// it reads back: what a replay (remote_site/tools) restarts a simulated arm from so that it
+// reproduces the same readings bit for bit. Fixed size: taking one never allocates.
+inline constexpr std::size_t kMaxArmCheckpoint = 128;
+struct ArmCheckpoint {
+  std::uint32_t size = 0;  // values in use; 0: none (the arm cannot checkpoint)
+  std::array<double, kMaxArmCheckpoint> values{};
+};
+
 enum class ArmStatus {
   kOk,
   kNotReady,  // no state yet
@@ -74,6 +83,15 @@ class ArmInterface {
   // (lock-step: real-time and batch runs are identical, only the pacing differs). A
   // hardware driver runs on its own clock and ignores it.
   virtual void advance_to(double /*time*/) noexcept {}
+  // Copies the state the last read() reported (after the last advance_to()) into `out`;
+  // false (size 0) for an arm that cannot (real hardware). Loop thread; never allocates.
+  virtual bool checkpoint(ArmCheckpoint& out) const noexcept {
+    out.size = 0;
+    return false;
+  }
+  // Puts the arm back into a state checkpoint() took on an arm built the same way: read()
+  // then returns what it returned then. Set-up only (replay); false if `state` does not fit.
+  virtual bool restore(const ArmCheckpoint& /*state*/) { return false; }
 };
 
 }  // namespace tether::remote

@@ -41,6 +41,7 @@ struct LoopStatistics {
   std::uint64_t cycles = 0;
   std::uint64_t overruns = 0;
   std::uint64_t telemetry_dropped = 0;
+  std::uint64_t recording_dropped = 0;  // samples the recorder's ring had no room for
   // |actual − nominal| period between consecutive wake-ups, and wake-up lateness.
   LatencyHistogram period_jitter;
   LatencyHistogram wakeup_latency;
@@ -72,6 +73,11 @@ class ControlLoop {
 
   // Every cycle's telemetry, for a consumer thread; a full ring drops (and counts) samples.
   TelemetryRing& telemetry() { return telemetry_; }
+  // Every cycle's telemetry again, for the recorder alone (the black box, remote_site/server):
+  // a consumer of its own, so a slow telemetry subscriber never costs the recording a sample.
+  // Filled only while set_recording(true).
+  TelemetryRing& recording() { return recording_; }
+  void set_recording(bool on) { recording_on_.store(on, std::memory_order_relaxed); }
   // The newest cycle as the executor published it, with the timing of the last finished
   // cycle: what a status answer reads, never a consumer of the ring that may lag behind it.
   // Any thread; composed here, so the cycle itself stores only its few timing numbers.
@@ -107,7 +113,10 @@ class ControlLoop {
   bool record_ = true;
   LoopStatistics statistics_;
   TelemetryRing telemetry_;
+  TelemetryRing recording_;
+  std::atomic<bool> recording_on_{false};
   CycleTelemetry record_buffer_;
+  ArmCheckpoint checkpoint_;
   struct CycleTiming {
     double compute_time = 0.0;    // [s]
     double wakeup_latency = 0.0;  // [s]

@@ -90,6 +90,41 @@ struct BehaviourSet {
 };
 
 // The last cycle, for logs, plots and force reflection. Trivially copyable.
+// Recovery motion (see the header comment).
+enum class RecoveryKind : std::uint8_t {
+  kJointJog,  // one joint by a signed angle: only the joint in its limit margin, away from it
+  kRetreat,   // along the breached quantity's gradient, by a positive amount
+};
+struct RecoveryRequest {
+  RecoveryKind kind = RecoveryKind::kRetreat;
+  int joint = -1;         // kJointJog: 0-based joint index
+  double distance = 0.0;  // kJointJog: signed [rad]; kRetreat: > 0, [m] for a proximity stop
+                          // (tool motion), [rad] otherwise (joint motion)
+  double speed = 0.0;     // [rad/s] or [m/s]; 0 (or above the site's limit): the limit
+};
+// What one cycle took from outside the loop, beyond the arm's state: with the arm's
+// checkpoint (arm_interface.h) at a task's start, enough to run the same cycles again
+// offline and land on the same joints (replay, remote_site/tools). Filled by cycle().
+struct CycleInputs {
+  std::uint64_t submission = 0;           // id of the task set taken this cycle (0: none)
+  bool restart = false;                   // it started afresh (false: parameters replaced in place)
+  bool from_rest = false;                 // ... with no task running before (the arm not in motion)
+  BreachCause stop = BreachCause::kNone;  // a stop request taken this cycle, with its cause
+  bool reset = false;                     // a reset request taken
+  bool recovery = false;                  // a recovery request taken: recovery_request
+  RecoveryRequest recovery_request;
+  int consecutive_overruns = 0;  // deadline misses in a row before this cycle
+  // Teleoperation: the velocity the behaviour applied this cycle, TELEOP axes after the
+  // reflection channel [m/s, rad/s, rad/s] (its force is B_t times it); the operator's
+  // enabling switch; and whether the behaviour found its stream stalled. What arrived over
+  // the link and when is not needed again: this is what it came to.
+  MotionVector teleop_velocity = MotionVector::Zero();
+  bool teleop_enabled = false;
+  bool teleop_stalled = false;
+  // Commanded joints before the cycle [rad]: what a restart from rest holds on to.
+  JointVector prior_command = JointVector::Zero();
+};
+
 struct CycleTelemetry {
   std::uint64_t cycle = 0;
   double arm_time = 0.0;   // [s]
@@ -145,22 +180,14 @@ struct CycleTelemetry {
   double compute_time = 0.0;
   double wakeup_latency = 0.0;
   std::uint64_t overruns = 0;
+  CycleInputs inputs;
+  // Filled by the control loop in a cycle whose inputs.restart is set: the arm's state this
+  // cycle read (arm_interface.h), from which a replay restarts the task. Size 0 otherwise.
+  ArmCheckpoint checkpoint;
 };
 
 enum class ResetOutcome : std::uint8_t { kPending, kAccepted, kRefusedNotStopped, kRefusedBreach };
 
-// Recovery motion (see the header comment).
-enum class RecoveryKind : std::uint8_t {
-  kJointJog,  // one joint by a signed angle: only the joint in its limit margin, away from it
-  kRetreat,   // along the breached quantity's gradient, by a positive amount
-};
-struct RecoveryRequest {
-  RecoveryKind kind = RecoveryKind::kRetreat;
-  int joint = -1;         // kJointJog: 0-based joint index
-  double distance = 0.0;  // kJointJog: signed [rad]; kRetreat: > 0, [m] for a proximity stop
-                          // (tool motion), [rad] otherwise (joint motion)
-  double speed = 0.0;     // [rad/s] or [m/s]; 0 (or above the site's limit): the limit
-};
 // The site's recovery speeds: per joint for jogs and gradient retreats, of the tool for a
 // proximity retreat. Accelerations are the limit over kRecoveryRampTime.
 struct RecoveryLimits {
@@ -237,6 +264,13 @@ class Executor {
   // Asks the loop for a recovery motion; status().recoveries_handled counts the answer and
   // status().recovery says how it went.
   void request_recovery(const RecoveryRequest& request) noexcept;
+  // Replay (remote_site/tools): set-up before the first cycle, the command a restart from
+  // rest holds on to (CycleInputs::prior_command); the executor then runs on recorded inputs
+  // instead of the clock and the hand-controller queue: before each cycle, replay_inputs()
+  // hands it what that cycle took (stops, resets and recoveries are still requested through
+  // the calls above, tasks through submit()).
+  void seed_command(const JointVector& q) noexcept;
+  void replay_inputs(const CycleInputs& inputs) noexcept;
   // Set-up, before the loop runs.
   void set_recovery_limits(const RecoveryLimits& limits) noexcept { recovery_limits_ = limits; }
   const RecoveryLimits& recovery_limits() const noexcept { return recovery_limits_; }
@@ -362,6 +396,10 @@ class Executor {
   RecoveryLimits recovery_limits_;
   RecoveryStatus recovery_;
   std::uint64_t recoveries_handled_ = 0;
+  // This cycle's inputs (telemetry_.inputs) and, replaying, the recorded ones.
+  CycleInputs inputs_;
+  bool replaying_ = false;
+  CycleInputs replayed_;
   double recovery_speed_ = 0.0;  // the profile's speed this cycle [rad/s] or [m/s]
   ResetOutcome last_reset_ = ResetOutcome::kPending;
   std::uint64_t resets_handled_ = 0;

@@ -3,7 +3,9 @@
 // Single-producer single-consumer ring buffer: how I/O threads hand samples to the control
 // loop (and the loop hands telemetry back) without locks or allocation. Capacity is a
 // compile-time power of two; push fails (returns false) when full rather than overwrite,
-// so a sample is never lost silently — the producer counts the refusal.
+// so a sample is never lost silently — the producer counts the refusal. The slots live on
+// the heap, allocated once at construction: a ring of telemetry is megabytes, more than the
+// stack of whoever owns the loop should carry.
 //
 // One producer and one consumer at a time, but not necessarily one thread each: the
 // teleoperation stream pushes from whichever gRPC thread runs its read callback. Each side
@@ -12,9 +14,9 @@
 // alone, whatever the hand-over between the threads was (on x86-64 an acquire load is a
 // plain move).
 
-#include <array>
 #include <atomic>
 #include <cstddef>
+#include <memory>
 
 namespace tether::remote {
 
@@ -48,7 +50,7 @@ class SpscRing {
   static constexpr std::size_t capacity() { return Capacity; }
 
  private:
-  std::array<T, Capacity> slots_{};
+  std::unique_ptr<T[]> slots_ = std::make_unique<T[]>(Capacity);
   alignas(64) std::atomic<std::size_t> head_{0};
   alignas(64) std::atomic<std::size_t> tail_{0};
 };

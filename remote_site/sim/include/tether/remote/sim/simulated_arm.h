@@ -76,6 +76,12 @@ class SimulatedArm final : public ArmInterface {
   // clamped to the joint limits.
   ArmStatus write(const JointCommand& command) noexcept override;
   void advance_to(double time) noexcept override;
+  // The physics state before the last step (time, qpos, qvel, act, the solver's warm start,
+  // controls) and the servo's command interpolation; restore() puts it back and runs that
+  // step again, so every reading (the last step's forces, contacts) comes back bit for bit.
+  // Not for the visual-target scene, whose camera keeps images in flight (false).
+  bool checkpoint(ArmCheckpoint& out) const noexcept override;
+  bool restore(const ArmCheckpoint& state) override;
 
   const SimulationOptions& options() const;
   const JointVector& initial_position() const;  // [rad]

@@ -158,6 +158,14 @@ class Teleoperation {
   void drain_stopped() noexcept;
   void rearm_after_reset() noexcept;
 
+  // Replay (Executor::replay_inputs): from now on update() applies `velocity` (TELEOP axes,
+  // after the reflection channel, as teleop_velocity() reported it) with the switch `enabled`
+  // instead of taking samples from the queue, and receive() only follows the switch.
+  void replay(const MotionVector& velocity, bool enabled) noexcept {
+    replay_ = true;
+    replay_velocity_ = velocity;
+    replay_enabled_ = enabled;
+  }
   // True once no sample arrived for longer than the stall bound (never after a clean end).
   bool stalled(const TeleoperationParameters& parameters, double elapsed) const noexcept {
     return !ended_ && elapsed - last_sample_time_ > stall_bound(parameters);
@@ -214,6 +222,9 @@ class Teleoperation {
 
   HandControllerQueue* queue_;
   TeleoperationCounters counters_;
+  bool replay_ = false;
+  MotionVector replay_velocity_ = MotionVector::Zero();
+  bool replay_enabled_ = false;
   double last_sample_time_ = 0.0;  // [s] context.elapsed of the newest arrival
   MotionVector velocity_ = MotionVector::Zero();
   bool operator_enabled_ = false;
