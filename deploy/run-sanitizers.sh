@@ -27,14 +27,16 @@ esac
 bash deploy/install-deps.sh
 
 # Smoke sets: small enough for CI, each over code that hands data between threads or
-# parses input. ASan/UBSan: task files, packets, validation, the executor and its loop.
+# parses input. ASan/UBSan: task files, packets, validation, the executor and its loop, the
+# MCAP reader and writer.
 # TSan: the loop's lock-free hand-offs, the executor across threads, the control lease, the
-# arm link's sockets and threads (UdpArm, the simulated-arm server), and the gRPC server with
-# its teleoperation and telemetry streams against a real-time loop.
+# arm link's sockets and threads (UdpArm, the simulated-arm server), the gRPC server with
+# its teleoperation and telemetry streams against a real-time loop, and the black box's
+# recorder thread beside it.
 asan_smoke=(task_validation_test task_io_test arm_link_protocol_test bounds_monitor_test teleop_channel_test
-  executor_test lock_free_test)
+  executor_test lock_free_test mcap_test)
 tsan_smoke=(lock_free_test executor_test control_lease_test simarm_server_test udp_arm_test
-  remote_site_server_test)
+  remote_site_server_test black_box_test)
 
 status=0
 for preset in "${presets[@]}"; do

@@ -152,6 +152,33 @@ int main(int argc, char** argv) {
                  "call, stop and breach (default: DIR/audit.jsonl with --task-dir)")
       ->option_text("FILE")
       ->group(security_group);
+  std::string black_box_dir;
+  BlackBoxOptions black_box;
+  double black_box_minutes = 10.0;
+  double black_box_budget_mib = 1024.0;
+  const std::string record_group = "Black box (docs/recordings.md)";
+  app.add_option("--black-box", black_box_dir,
+                 "keep the last minutes of every cycle, increment, breach and audit line in\n"
+                 "a ring of MCAP segments in DIR, fetched with `tether blackbox fetch`\n"
+                 "(default: DIR/black-box with --task-dir; 'none': off)")
+      ->option_text("DIR")
+      ->group(record_group);
+  app.add_option("--black-box-minutes", black_box_minutes, "history kept (default 10)")
+      ->check(CLI::Range(0.5, 1440.0))
+      ->group(record_group);
+  app.add_option("--black-box-budget", black_box_budget_mib,
+                 "disk budget [MiB], breaches' segments included (default 1024)")
+      ->check(CLI::Range(16.0, 1048576.0))
+      ->group(record_group);
+  app.add_option("--black-box-segment", black_box.segment,
+                 "seconds a segment is closed (summary, fsync) after (default 30)")
+      ->check(CLI::Range(1.0, 3600.0))
+      ->group(record_group);
+  app.add_option("--black-box-sync", black_box.sync_interval,
+                 "seconds between flushes of the open segment: the most a crash loses\n"
+                 "(default 1)")
+      ->check(CLI::Range(0.05, 60.0))
+      ->group(record_group);
   app.add_option("--max-streams", quotas.max_streams, "concurrent streams per identity (default 4)")
       ->check(CLI::Range(1, 1000))
       ->group(security_group);
@@ -274,6 +301,13 @@ int main(int argc, char** argv) {
                                                : std::string();
       options.quotas = quotas;
       options.recovery = recovery;
+      black_box.directory = black_box_dir == "none"  ? std::string()
+                            : !black_box_dir.empty() ? black_box_dir
+                            : !task_dir.empty()      ? task_dir + "/black-box"
+                                                     : std::string();
+      black_box.window = black_box_minutes * 60.0;
+      black_box.budget = static_cast<std::uint64_t>(black_box_budget_mib * 1048576.0);
+      options.black_box = black_box;
       return serve_remote_site(*arm, options, duration_given ? duration : 0.0, [&](int port) {
         const std::string host = serve_address.substr(0, serve_address.rfind(':'));
         std::printf("tether-remote: serving on %s:%d\n", host.c_str(), port);

@@ -68,6 +68,7 @@ std::string AuditLog::to_json(const AuditRecord& record, const std::string& time
 void AuditLog::append(const AuditRecord& record) {
   const std::string line = to_json(record, utc_now()) + "\n";
   std::lock_guard lock(mutex_);
+  if (listener_) listener_(line.substr(0, line.size() - 1));
   if (fd_ < 0) {
     if (memory_.size() >= kMemoryLines) memory_.erase(memory_.begin());
     memory_.push_back(line.substr(0, line.size() - 1));
@@ -86,6 +87,11 @@ void AuditLog::append(const AuditRecord& record) {
   if (::fsync(fd_) != 0) {
     spdlog::error("audit trail '{}': fsync failed ({})", path_, std::strerror(errno));
   }
+}
+
+void AuditLog::set_listener(std::function<void(const std::string& line)> listener) {
+  std::lock_guard lock(mutex_);
+  listener_ = std::move(listener);
 }
 
 std::vector<std::string> AuditLog::read(std::uint64_t first, std::size_t max,

@@ -13,6 +13,7 @@
 // increment). outcome is "OK" or gRPC's code and the message ("PERMISSION_DENIED: ...").
 
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -43,6 +44,9 @@ class AuditLog {
   // Appends and fsyncs one line; stamps the time. Never throws: a write that fails is
   // logged as an error (the call it records has already happened).
   void append(const AuditRecord& record);
+  // Also hands every line appended from now on to `listener` (the black box), under the
+  // log's lock so lines arrive in order; nullptr: none.
+  void set_listener(std::function<void(const std::string& line)> listener);
 
   // Lines [first, first + max) of the trail, oldest first; `next` is the index after the
   // last one returned. From the file when there is one, else from memory.
@@ -56,6 +60,7 @@ class AuditLog {
  private:
   std::string path_;
   mutable std::mutex mutex_;
+  std::function<void(const std::string&)> listener_;
   int fd_ = -1;
   std::vector<std::string> memory_;  // without a file: the newest kMemoryLines
 };

@@ -10,12 +10,16 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <deque>
+#include <fstream>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
 
 #include "audit_log.h"
+#include "black_box.h"
 #include "callback_order.h"
 #include "control_lease.h"
 #include "datagram_endpoint.h"
@@ -235,6 +239,7 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
     const std::uint64_t id = executor.submit(task, restart);
     running_task = RunningTask{id, name, revision, task, server::enabled_behaviours(task)};
     *id_out = id;
+    if (black_box) black_box->record_task(id, name, revision, task, restart);
   }
 
   static void summary(const server::StoredTask& stored, v1::TaskSummary* out) {
@@ -612,6 +617,14 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
   grpc::ServerWriteReactor<v1::Telemetry>* StreamTelemetry(
       CallbackServerContext* context, const v1::TelemetryRequest* request) override;
 
+  grpc::ServerWriteReactor<v1::BlackBoxData>* FetchBlackBox(
+      CallbackServerContext* context, const v1::FetchBlackBoxRequest* request) override;
+
+  // Into the black box, when the site keeps one.
+  void record_sample(const HandControllerSample& sample) {
+    if (black_box) black_box->record_increment(sample);
+  }
+
   ServerOptions options;
   server::SiteSecurity security;
   server::AuditLog audit;
@@ -669,6 +682,8 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
   int bound_port = 0;
   // The teleoperation data plane's socket; none when the site runs without it.
   std::unique_ptr<server::DatagramEndpoint> datagrams;
+  // The last minutes on disk (black_box.h); none unless options.black_box.directory is set.
+  std::unique_ptr<server::BlackBox> black_box;
 };
 
 namespace {
@@ -709,6 +724,7 @@ class TeleopReactor final
     HandControllerSample opened;
     opened.opened = true;
     if (!site_.queue.push(opened)) site_.teleop_queue_full.fetch_add(1);
+    site_.record_sample(opened);
     site_.hub.subscribe(this);
     spdlog::info("teleoperation stream opened by {}", operator_);
     StartRead(&in_);
@@ -728,6 +744,7 @@ class TeleopReactor final
         const std::lock_guard push(push_mutex_);
         input_ended_ = true;
         if (!site_.queue.push(end)) site_.teleop_queue_full.fetch_add(1);
+        site_.record_sample(end);
       }
       // The stream stays open until a reflection reports the last increment applied, so the
       // ground's count of applied increments is complete, not short by those in flight.
@@ -915,6 +932,7 @@ class TeleopReactor final
   // producer at a time.
   void push_sample(const HandControllerSample& sample) {
     highest_.store(std::max(highest_.load(), sample.sequence));
+    site_.record_sample(sample);
     if (site_.queue.push(sample)) {
       ++queued_;
       std::uint64_t high = site_.teleop_sequence.load();
@@ -941,6 +959,7 @@ class TeleopReactor final
       HandControllerSample end;
       end.end = true;
       if (!site_.queue.push(end)) site_.teleop_queue_full.fetch_add(1);
+      site_.record_sample(end);
       return;
     }
     std::string why = problem;
@@ -1205,7 +1224,127 @@ class RefusedStream final : public Reactor {
   }
 };
 
+// The black box's segments, whole files one after another: a segment's first message names
+// it, its bytes follow in pieces of up to kPiece, the last piece marked. Files are opened
+// when their turn comes and read as the client takes them; a segment the ring deletes
+// meanwhile stays readable through the open descriptor.
+class BlackBoxReactor final : public grpc::ServerWriteReactor<v1::BlackBoxData> {
+ public:
+  static constexpr std::size_t kPiece = 1 << 20;
+
+  BlackBoxReactor(std::vector<server::SegmentInfo> segments, bool list_only)
+      : segments_(std::move(segments)), list_only_(list_only) {
+    server::callback_ends(this);
+    server::callback_ends(&out_);
+    next();
+  }
+  void OnWriteDone(bool ok) override {
+    const server::CallbackScope order(this, &out_);
+    if (!ok) {
+      Finish(Status(StatusCode::CANCELLED, "the client went away"));
+      return;
+    }
+    next();
+  }
+  void OnDone() override {
+    server::callback_begins(this);
+    delete this;
+  }
+
+ private:
+  void next() {
+    out_.Clear();
+    if (!file_.is_open()) {
+      if (index_ == segments_.size()) {
+        Finish(Status::OK);
+        return;
+      }
+      const server::SegmentInfo& s = segments_[index_];
+      v1::BlackBoxSegment* segment = out_.mutable_segment();
+      segment->set_name(s.path.filename().string());
+      segment->set_start_unix_ns(s.start_unix_ns);
+      segment->set_end_unix_ns(s.end_unix_ns);
+      segment->set_bytes(s.bytes);
+      segment->set_complete(s.complete);
+      for (const std::string& id : s.breaches) segment->add_breaches(id);
+      ++index_;
+      if (list_only_) {
+        out_.set_last(true);
+        write();
+        return;
+      }
+      file_.open(s.path, std::ios::binary);
+      if (!file_) {
+        Finish(Status(StatusCode::INTERNAL, "black box: cannot read " + s.path.string()));
+        return;
+      }
+    }
+    buffer_.resize(kPiece);
+    file_.read(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    buffer_.resize(static_cast<std::size_t>(file_.gcount()));
+    out_.set_data(buffer_);
+    if (file_.eof() || buffer_.empty()) {
+      out_.set_last(true);
+      file_.close();
+    }
+    write();
+  }
+  void write() {
+    server::callback_ends(&out_);
+    StartWrite(&out_);
+  }
+
+  std::vector<server::SegmentInfo> segments_;
+  bool list_only_ = false;
+  std::size_t index_ = 0;
+  std::ifstream file_;
+  std::string buffer_;
+  v1::BlackBoxData out_;
+};
+
 }  // namespace
+
+grpc::ServerWriteReactor<v1::BlackBoxData>* RemoteSiteServer::Impl::FetchBlackBox(
+    CallbackServerContext* context, const v1::FetchBlackBoxRequest* request) {
+  using Refused = RefusedStream<grpc::ServerWriteReactor<v1::BlackBoxData>>;
+  const Caller caller = security.caller(*context);
+  Status status = admit(caller, "FetchBlackBox", Access::kRole);
+  std::vector<server::SegmentInfo> segments;
+  CallRecord what;
+  if (status.ok() && !black_box) {
+    status = Status(StatusCode::FAILED_PRECONDITION,
+                    "this site keeps no black box (tether-remote --black-box DIR)");
+  }
+  if (status.ok()) {
+    const auto finite_non_negative = [](double v) { return std::isfinite(v) && v >= 0.0; };
+    if (!finite_non_negative(request->before_s()) || !finite_non_negative(request->after_s()) ||
+        request->before_s() > 86400.0 || request->after_s() > 86400.0) {
+      status = Status(StatusCode::INVALID_ARGUMENT,
+                      "before_s " + std::to_string(request->before_s()) + ", after_s " +
+                          std::to_string(request->after_s()) + ": each in [0, 86400] s");
+    }
+  }
+  if (status.ok()) {
+    server::SegmentQuery query;
+    query.all = request->all();
+    if (request->has_unix_ns()) query.around_unix_ns = request->unix_ns();
+    query.breach_id = request->breach_id().substr(0, 128);
+    if (request->before_s() > 0.0) query.before = request->before_s();
+    if (request->after_s() > 0.0) query.after = request->after_s();
+    what.detail = query.all ? "all" : !query.breach_id.empty() ? query.breach_id : "around a time";
+    try {
+      segments = request->list_only() ? black_box->segments() : black_box->fetch(query);
+    } catch (const std::invalid_argument& e) {
+      status = Status(StatusCode::NOT_FOUND, e.what());
+    }
+  }
+  if (!request->list_only()) {
+    if (status.ok()) what.detail += ": " + std::to_string(segments.size()) + " segments";
+    record(caller, "FetchBlackBox", what, status);
+  }
+  if (!status.ok()) return new Refused(status);
+  return new BlackBoxReactor(std::move(segments), request->list_only());
+}
 
 grpc::ServerBidiReactor<v1::TeleopIncrement, v1::ForceReflection>*
 RemoteSiteServer::Impl::Teleoperate(CallbackServerContext* context) {
@@ -1285,6 +1424,18 @@ RemoteSiteServer::RemoteSiteServer(const ServerOptions& options, Executor& execu
     }
   }
   impl_->grpc_server->GetHealthCheckService()->SetServingStatus(kServiceName, true);
+  if (!options.black_box.directory.empty()) {
+    std::map<std::string, std::string> site{
+        {"site", options.site_name}, {"arm", arm_name}, {"arm_link", options.arm_link}};
+    if (options.scene) site["scene"] = options.scene->name;
+    // Cycle numbers start again with each run of the site: readers tell runs apart by this.
+    site["run"] = std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                     std::chrono::system_clock::now().time_since_epoch())
+                                     .count());
+    impl_->black_box = std::make_unique<server::BlackBox>(loop, options.black_box, site);
+    impl_->audit.set_listener(
+        [box = impl_->black_box.get()](const std::string& line) { box->record_audit(line); });
+  }
   impl_->hub.subscribe(&impl_->breaches);
   impl_->hub.start();
   spdlog::info("remote site '{}' serving {} on port {} ({}), teleoperation datagrams on {}",
@@ -1317,6 +1468,10 @@ void RemoteSiteServer::shutdown() {
   impl_->grpc_server->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(500));
   impl_->hub.stop();
   impl_->grpc_server.reset();
+  if (impl_->black_box) {
+    impl_->audit.set_listener(nullptr);
+    impl_->black_box->stop();
+  }
 }
 
 }  // namespace tether::remote

@@ -65,6 +65,42 @@ void to_wire(const CycleTelemetry& c, const std::string& task_name,
   r->set_warn_below(c.warn_below_p);
   r->set_obstacle_clearance_m(c.obstacle_clearance);
   r->set_obstacle_constraints(c.obstacle_constraints);
+  const CycleInputs& in = c.inputs;
+  v1::CycleInputs* w = out->mutable_inputs();
+  w->set_submission(in.submission);
+  w->set_restart(in.restart);
+  w->set_from_rest(in.from_rest);
+  w->set_stop(proto::from_breach_cause(in.stop));
+  w->set_reset(in.reset);
+  w->set_recovery(in.recovery);
+  w->set_recovery_jog(in.recovery_request.kind == RecoveryKind::kJointJog);
+  w->set_recovery_joint(in.recovery_request.joint);
+  w->set_recovery_distance(in.recovery_request.distance);
+  w->set_recovery_speed(in.recovery_request.speed);
+  w->set_consecutive_overruns(in.consecutive_overruns);
+  proto::from_motion_vector(in.teleop_velocity, w->mutable_teleop_velocity());
+  w->set_teleop_enabled(in.teleop_enabled);
+  w->set_teleop_stalled(in.teleop_stalled);
+  proto::from_joint_vector(in.prior_command, w->mutable_prior_command());
+  out->clear_arm_checkpoint();
+  for (std::uint32_t k = 0; k < c.checkpoint.size; ++k)
+    out->add_arm_checkpoint(c.checkpoint.values[k]);
+}
+
+void to_record(const HandControllerSample& sample, v1::RecordedIncrement* out) {
+  out->set_sequence(sample.sequence);
+  out->set_ground_time_ns(sample.ground_time_ns);
+  out->set_arrival_ns(sample.arrival_ns);
+  out->set_deadman(sample.deadman);
+  out->set_mode(sample.mode ? proto::from_teleop_mode(*sample.mode) : v1::TELEOP_MODE_UNSPECIFIED);
+  proto::from_vector3(Vector3(sample.increment.head<3>()), out->mutable_translation_m());
+  proto::from_vector3(Vector3(sample.increment.tail<3>()), out->mutable_rotation_rad());
+  out->set_arm_angle_rad(sample.arm_angle_increment);
+  out->set_plane(sample.plane == DataPlane::kDatagram ? v1::DATA_PLANE_DATAGRAM
+                                                      : v1::DATA_PLANE_STREAM);
+  out->set_concealed(sample.concealed);
+  out->set_end(sample.end);
+  out->set_opened(sample.opened);
 }
 
 void to_reflection(const CycleTelemetry& c, std::uint64_t sequence_base, v1::ForceReflection* out) {

@@ -35,6 +35,9 @@ void to_reflection(const CycleTelemetry& cycle, std::uint64_t sequence_base,
 // Checks an increment (finite, within the per-sample limits, sequence ≥ 1, known mode) and
 // converts it; returns an empty string on success, else a message naming the field, the
 // value and the allowed range.
+// A sample as it entered the executor's queue, for recordings (black_box.h).
+void to_record(const HandControllerSample& sample, v1::RecordedIncrement* out);
+
 std::string from_wire(const v1::TeleopIncrement& in, std::uint64_t sequence_base,
                       HandControllerSample& out);
 

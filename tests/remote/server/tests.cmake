@@ -81,3 +81,9 @@ endforeach()
 tether_add_test(teleop_wire_test SOURCES remote/server/wire_test.cc
                 LIBS tether::remote tether::proto)
 target_include_directories(teleop_wire_test PRIVATE ${PROJECT_SOURCE_DIR}/remote_site/server/src)
+
+# The black box (remote_site/server/src/black_box.h): a real-time loop on the simulated arm
+# recorded into a ring of MCAP segments.
+tether_add_test(black_box_test SOURCES remote/server/black_box_test.cc
+                LIBS tether::remote tether::proto tether::sim tether::mcap)
+target_include_directories(black_box_test PRIVATE ${PROJECT_SOURCE_DIR}/remote_site/server/src)

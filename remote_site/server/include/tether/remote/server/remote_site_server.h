@@ -8,6 +8,7 @@
 // reflection. Nothing here runs on the control-loop thread.
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -42,6 +43,17 @@ struct QuotaOptions {
   std::size_t telemetry_queue = 2000;  // samples waiting for a slow reader, then dropped
 };
 
+// The black box (remote_site/server/src/black_box.h, docs/recordings.md): the last minutes of
+// every cycle, increment, breach and audit line, a ring of MCAP segments on disk.
+struct BlackBoxOptions {
+  std::string directory;              // empty: no black box
+  double window = 600.0;              // [s] of history kept
+  std::uint64_t budget = 1ULL << 30;  // [bytes] on disk, breaches' segments included
+  double segment = 30.0;              // [s] a segment is closed after
+  double sync_interval = 1.0;         // [s] the most a crash of the process loses
+  std::size_t keep_breaches = 10;     // breaches whose segments outlive the window
+};
+
 struct ServerOptions {
   std::string address = "127.0.0.1:50051";  // host:port; port 0 picks a free one
   std::string site_name = "remote";
@@ -59,6 +71,7 @@ struct ServerOptions {
   // The teleoperation datagram plane's UDP port, on the host of `address`: 0 the bound
   // gRPC port's number (any free port if that one is taken), −1 none (the stream only).
   int datagram_port = 0;
+  BlackBoxOptions black_box;
 };
 
 class RemoteSiteServer {
