@@ -187,6 +187,10 @@ int main(int argc, char** argv) {
                  "with --insecure: operator name for the control lease (default $USER@host)")
       ->option_text("NAME")
       ->check(cli::NonEmpty());
+  app.add_option("--record", options.record_path,
+                 "record the session as MCAP: the site's telemetry of every cycle, every\n"
+                 "increment sent and reflection received, the task started (docs/recordings.md)")
+      ->option_text("FILE.mcap");
   app.add_option("--report", options.report_path,
                  "write the session summary as \"key value\" lines")
       ->option_text("FILE");

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -25,8 +26,11 @@
 #include "tether/local/console/p_warning.h"
 #include "tether/local/console/preview.h"
 #include "tether/local/console/recording.h"
+#include "tether/local/console/replay.h"
 #include "tether/local/ground/ground_station.h"
+#include "tether/local/link/recording_file.h"
 #include "tether/local/link/remote_site_client.h"
+#include "tether/local/link/session_recorder.h"
 #include "tether/proto/convert.h"
 #include "tether/proto/task_diff.h"
 #include "tether/proto/task_io.h"
@@ -479,9 +483,47 @@ int cmd_set(Context& c) {
   return kExitOk;
 }
 
+bool ends_with(const std::string& text, std::string_view suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// `tether record FILE.mcap`: every cycle, as the site sent it, with what replay needs.
+int record_mcap(Context& c, const std::string& path, double duration) {
+  if (c.args.has("--decimation")) {
+    throw std::invalid_argument(
+        "--decimation: an MCAP recording keeps every cycle (tether export --csv thins it out)");
+  }
+  RemoteSiteClient site = client(c);
+  const SiteStatus status = site.status();
+  SessionRecorder recorder(path, "tether record",
+                           {{"site", status.site},
+                            {"arm", status.arm},
+                            {"arm_link", status.arm_link},
+                            {"scene", status.scene.name}});
+  site.set_recorder(&recorder);
+  TelemetrySubscription stream = site.record_telemetry(recorder);
+  const auto start = std::chrono::steady_clock::now();
+  const auto end = start + std::chrono::duration<double>(duration);
+  while (std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (recorder.messages() == 0 && std::chrono::steady_clock::now() - start > c.globals.timeout) {
+      throw RemoteError("StreamTelemetry", c.globals.remote, RemoteCode::kDeadlineExceeded,
+                        "no telemetry within the call timeout");
+    }
+  }
+  stream.cancel();
+  site.set_recorder(nullptr);
+  recorder.close();
+  c.out << "recorded " << recorder.messages() << " messages (every cycle) to " << path << " ("
+        << recorder.bytes() << " bytes, MCAP; docs/recordings.md)\n";
+  return recorder.messages() > 0 ? kExitOk : kExitError;
+}
+
 int cmd_record(Context& c) {
   const std::string& path = c.args.positional[0];
   const double duration = c.args.seconds("--duration", 10.0);
+  if (ends_with(path, ".mcap")) return record_mcap(c, path, duration);
   const auto decimation = static_cast<std::uint32_t>(c.args.count("--decimation", 10));
   std::ofstream file(path);
   if (!file) throw std::runtime_error("cannot write " + path);
@@ -596,6 +638,179 @@ int cmd_audit(Context& c) {
     c.out << (c.args.has("--json") ? lines[i] : audit_row(lines[i])) << '\n';
   }
   return kExitOk;
+}
+
+int cmd_export(Context& c) {
+  const std::string& path = c.args.positional[0];
+  const std::string csv = c.args.get("--csv");
+  if (csv.empty()) throw std::invalid_argument("export: --csv OUT.csv is required");
+  std::ofstream file(csv);
+  if (!file) throw std::runtime_error("cannot write " + csv);
+  RecordingWriter writer(file);
+  const auto every = static_cast<std::uint64_t>(c.args.count("--decimation", 1));
+  std::uint64_t n = 0;
+  for_each_telemetry(path, [&](const TelemetrySample& sample) {
+    if (n++ % every == 0) writer.write(sample);
+  });
+  file.flush();
+  if (!file) throw std::runtime_error("error writing " + csv);
+  c.out << "exported " << writer.rows() << " of " << n << " cycles from " << path << " to " << csv
+        << '\n';
+  return writer.rows() > 0 ? kExitOk : kExitError;
+}
+
+// A time on the command line: Unix seconds, or ISO 8601 UTC (2026-11-28T09:40:00Z).
+std::int64_t parse_time(const std::string& text) {
+  char* end = nullptr;
+  const double seconds = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() && *end == '\0' && std::isfinite(seconds) && seconds > 0) {
+    return static_cast<std::int64_t>(seconds * 1e9);
+  }
+  std::tm tm{};
+  double fraction = 0.0;
+  int used = 0;
+  if (std::sscanf(text.c_str(), "%d-%d-%dT%d:%d:%d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &used) == 6) {
+    std::string rest = text.substr(static_cast<std::size_t>(used));
+    if (!rest.empty() && rest[0] == '.') {
+      std::size_t digits = 1;
+      while (digits < rest.size() && std::isdigit(static_cast<unsigned char>(rest[digits]))) {
+        ++digits;
+      }
+      fraction = std::strtod(("0" + rest.substr(0, digits)).c_str(), nullptr);
+      rest = rest.substr(digits);
+    }
+    if (rest == "Z") {
+      tm.tm_year -= 1900;
+      tm.tm_mon -= 1;
+      return static_cast<std::int64_t>(timegm(&tm)) * 1000000000LL +
+             static_cast<std::int64_t>(fraction * 1e9);
+    }
+  }
+  throw std::invalid_argument("--around '" + text +
+                              "': expected a breach id (B...), Unix seconds or an ISO 8601 UTC "
+                              "time such as 2026-11-28T09:40:00Z");
+}
+
+std::string iso_time(std::int64_t unix_ns) {
+  const std::time_t t = unix_ns / 1000000000LL;
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[96];
+  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>((unix_ns / 1000000) % 1000));
+  return text;
+}
+
+int cmd_blackbox(Context& c) {
+  const std::string& action = c.args.positional[0];
+  BlackBoxQuery query;
+  query.list_only = action == "list";
+  query.all = c.args.has("--all");
+  if (c.args.has("--around")) {
+    const std::string around = c.args.get("--around");
+    if (!around.empty() && around[0] == 'B') {
+      query.breach_id = around;
+    } else {
+      query.unix_ns = parse_time(around);
+    }
+  }
+  query.before = c.args.seconds("--before", 0.0);
+  query.after = c.args.seconds("--after", 0.0);
+  RemoteSiteClient site = client(c);
+  if (query.list_only) {
+    std::uint64_t total = 0;
+    std::size_t n = 0;
+    site.fetch_black_box(query,
+                         [&](const BlackBoxSegmentInfo& s) {
+                           ++n;
+                           total += s.bytes;
+                           c.out << s.name << "  " << iso_time(s.start_unix_ns) << " .. "
+                                 << iso_time(s.end_unix_ns) << "  " << s.bytes << " bytes"
+                                 << (s.complete ? "" : " (open or recovered)");
+                           for (const std::string& id : s.breaches) c.out << "  " << id;
+                           c.out << '\n';
+                         },
+                         {});
+    c.out << n << " segments, " << total << " bytes\n";
+    return kExitOk;
+  }
+  const std::string out_dir = c.args.get("--out", "blackbox");
+  std::filesystem::create_directories(out_dir);
+  std::ofstream file;
+  std::string name;
+  std::size_t files = 0;
+  std::uint64_t bytes = 0;
+  site.fetch_black_box(
+      query,
+      [&](const BlackBoxSegmentInfo& s) {
+        // A site's file name, written only inside the chosen directory.
+        name = std::filesystem::path(s.name).filename().string();
+        if (name.empty() || name == "." || name == ".." || !ends_with(name, ".mcap")) {
+          throw std::runtime_error("the site sent a segment named '" + s.name + "'");
+        }
+        file.open(std::filesystem::path(out_dir) / name, std::ios::binary | std::ios::trunc);
+        if (!file) throw std::runtime_error("cannot write " + out_dir + "/" + name);
+        ++files;
+        c.out << name;
+        for (const std::string& id : s.breaches) c.out << "  " << id;
+        c.out << '\n';
+      },
+      [&](const std::string& data, bool last) {
+        file.write(data.data(), static_cast<std::streamsize>(data.size()));
+        bytes += data.size();
+        if (last) {
+          file.close();
+          if (!file) throw std::runtime_error("error writing " + out_dir + "/" + name);
+        }
+      });
+  c.out << "fetched " << files << " segments (" << bytes << " bytes) into " << out_dir
+        << "; open them in Foxglove, or: tether replay " << out_dir << '\n';
+  return files > 0 ? kExitOk : kExitError;
+}
+
+int cmd_replay(Context& c) {
+  const RecordingContents recording = read_mcap_recording({c.args.positional[0]});
+  ReplayOptions options;
+  options.arm = c.args.get("--arm");
+  options.scene = c.args.get("--scene");
+  if (c.args.has("--tolerance")) options.tolerance = std::stod(c.args.get("--tolerance"));
+  const ReplayReport r = replay(recording, options);
+  char line[256];
+  c.out << "replay of " << c.args.positional[0] << " (" << recording.files.size() << " file(s)"
+        << (recording.truncated ? ", recovered after a crash" : "") << ")\n";
+  c.out << "  task              '" << r.task << "' from cycle " << r.first_cycle << ", arm "
+        << r.arm << ", scene " << r.scene << '\n';
+  c.out << "  cycles replayed   " << r.cycles << (r.ended.empty() ? "" : " (" + r.ended + ")")
+        << '\n';
+  std::snprintf(line, sizeof line,
+                "  departure         joints max %.3g rad (last %.3g), commands max %.3g rad, "
+                "force max %.3g N",
+                r.max_joint_error, r.final_joint_error, r.max_command_error, r.max_wrench_error);
+  c.out << line;
+  if (r.scene == "door") {
+    std::snprintf(line, sizeof line, ", door max %.3g rad", r.max_door_error);
+    c.out << line;
+  }
+  c.out << '\n';
+  const auto breach_text = [](const std::optional<ReplayedBreach>& b) {
+    if (!b) return std::string("none");
+    char text[160];
+    std::snprintf(text, sizeof text, "%s in cycle %llu (task time %.3f s)", b->cause.c_str(),
+                  static_cast<unsigned long long>(b->cycle), b->task_time);
+    return std::string(text);
+  };
+  if (r.departed_at) {
+    c.out << "  departs           from cycle " << *r.departed_at << " after the first\n";
+  }
+  c.out << "  breach            recorded " << breach_text(r.recorded_breach) << "; replayed "
+        << breach_text(r.replayed_breach) << '\n';
+  const bool same = r.within_tolerance && r.same_breach;
+  std::snprintf(line, sizeof line, "  verdict           %s (tolerance %.3g rad)\n",
+                same ? "the same run" : "DEPARTS from the recording", options.tolerance);
+  c.out << line;
+  return same ? kExitOk : kExitError;
 }
 
 int cmd_plot(Context& c) {
@@ -811,14 +1026,55 @@ const std::vector<Command>& commands() {
        cmd_set},
       {"record",
        "record FILE [--duration T] [--decimation N]",
-       "Writes the telemetry stream to FILE as CSV with a header row (columns: time_s,\n"
+       "FILE.mcap: records every cycle as MCAP, with what `tether replay` needs (open it in\n"
+       "Foxglove or PlotJuggler; docs/recordings.md). Any other FILE:\n"
+       "writes the telemetry stream to FILE as CSV with a header row (columns: time_s,\n"
        "arm_time_s, task_time_s, cycle, state, task_id, task, aux0..aux3 (door angle [rad] in\n"
        "aux0), force_n, torque_nm, fx..tz, x, y, z, arm_angle_rad, error0..error6, q1..q7,\n"
        "measured_q1..measured_q7, breach, overruns, compute_s; local_site/README.md).\n",
-       {{"FILE", "the CSV file to write"}},
+       {{"FILE", "FILE.mcap, or the CSV file to write"}},
        {{"--duration", "T", "how long to record (default 10s)", seconds_check()},
         {"--decimation", "N", "every N-th control cycle (default 10)", cli::Count(1, 1000000)}},
        cmd_record},
+      {"export",
+       "export FILE.mcap --csv OUT.csv [--decimation N]",
+       "Exports the telemetry of an MCAP recording (tether record, tether-ground --record, a\n"
+       "black-box segment) as the CSV `tether record FILE.csv` writes. Needs no remote.\n",
+       {{"FILE.mcap", "the recording"}},
+       {{"--csv", "OUT.csv", "the CSV file to write"},
+        {"--decimation", "N", "every N-th cycle (default 1)", cli::Count(1, 1000000)}},
+       cmd_export},
+      {"blackbox",
+       "blackbox list|fetch [--around TIME|BREACH-ID] [--before T] [--after T] [--all] "
+       "[--out DIR]",
+       "The remote site's black box: the last minutes of every cycle, increment, breach and\n"
+       "audit line, a ring of MCAP segments on the site (tether-remote --black-box).\n"
+       "`list` shows the segments kept and the breaches they are kept for; `fetch` copies the\n"
+       "segments around a breach or a time (default: now) into DIR (default ./blackbox), whole\n"
+       "files to open in Foxglove or to replay (`tether replay DIR`). Operators and admins.\n",
+       {{"ACTION", "list or fetch",
+         cli::OneOf([](std::string_view a) { return a == "list" || a == "fetch"; },
+                    "list or fetch")}},
+       {{"--around", "TIME|BREACH-ID",
+         "a breach id as `list` prints it, Unix seconds or an ISO 8601 UTC time"},
+        {"--before", "T", "history wanted before it (default 120s)", seconds_check()},
+        {"--after", "T", "and after it (default 30s)", seconds_check()},
+        {"--all", nullptr, "every segment kept"},
+        {"--out", "DIR", "where fetched segments go (default ./blackbox)"}},
+       cmd_blackbox},
+      {"replay",
+       "replay PATH [--arm A] [--scene S] [--tolerance RAD]",
+       "Runs a recording again offline through the site's executor on the simulated arm, from\n"
+       "the first task it saw start from rest (the arm's recorded state, door angle included),\n"
+       "with every cycle's recorded inputs, and reports how far the replay departs from the\n"
+       "recording: joints, commands, force and the breach. PATH: an MCAP file or a directory\n"
+       "of them (fetched black-box segments). Needs no remote; exit 1 when it departs.\n",
+       {{"PATH", "FILE.mcap or a directory of .mcap files"}},
+       {{"--arm", "A", "the arm, if the recording does not say (iiwa7 or panda)"},
+        {"--scene", "S", "the scene, if the recording does not say"},
+        {"--tolerance", "RAD", "joint departure still the same run (default 1e-6)",
+         cli::Number(0.0, 1.0)}},
+       cmd_replay},
       {"teleop",
        "teleop [--device SPEC] [--mode M] [--reflect R] [--start TASK] [--duration T]",
        "Teleoperates the remote site with a hand controller, force reflection rendered on its\n"

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -19,6 +20,7 @@
 #include "tether/common/units.h"
 #include "tether/local/console/p_warning.h"
 #include "tether/local/link/remote_site_client.h"
+#include "tether/local/link/session_recorder.h"
 #include "tether/local/teleop/teleop_session.h"
 #include "tether/local/web/web_server.h"
 #include "tether/remote/report/plot.h"
@@ -311,7 +313,7 @@ namespace {
 int teleoperate_for_people(web::WebServer& server, OperatorInput& input, const SiteAddress& site,
                            const TeleopOptions& base,
                            const std::vector<std::unique_ptr<SiteWatch>>& watches,
-                           std::ostream& out, std::mutex& out_mutex) {
+                           SessionRecorder* recorder, std::ostream& out, std::mutex& out_mutex) {
   {
     std::lock_guard lock(out_mutex);
     out << "[" << site.name << "] teleoperation from the console, under the name of whoever "
@@ -328,6 +330,7 @@ int teleoperate_for_people(web::WebServer& server, OperatorInput& input, const S
     teleop.operator_name = person;
     teleop.credentials = client.credentials;
     TeleopSession session(input, teleop);
+    session.set_recorder(recorder);
     session.start();
     {
       std::lock_guard lock(out_mutex);
@@ -374,6 +377,7 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
     throw std::invalid_argument("--device web: the browser's gamepad needs --web HOST:PORT");
   }
   // Declared before the watches, so that it outlives their telemetry threads.
+  std::unique_ptr<SessionRecorder> recorder;
   std::unique_ptr<web::WebServer> web_server;
   std::shared_ptr<WebGamepad> gamepad;
   std::vector<std::unique_ptr<SiteWatch>> watches;
@@ -400,6 +404,47 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
   if (teleop_watch == nullptr) {
     throw std::invalid_argument("--teleop '" + options.teleop_site + "' is not among the sites");
   }
+  // The session's recording: every cycle's telemetry at full rate on a stream of its own,
+  // and (below) every increment sent and reflection received.
+  std::optional<TelemetrySubscription> recording;
+  if (!options.record_path.empty()) {
+    try {
+      const SiteStatus s = teleop_watch->client().status();
+      recorder = std::make_unique<SessionRecorder>(
+          options.record_path, "tether-ground",
+          std::map<std::string, std::string>{
+              {"site", s.site}, {"arm", s.arm}, {"arm_link", s.arm_link}, {"scene", s.scene.name}});
+      teleop_watch->client().set_recorder(recorder.get());
+      recording.emplace(teleop_watch->client().record_telemetry(*recorder));
+    } catch (const RemoteError& e) {
+      out << "tether-ground: " << e.what() << std::endl;
+      return e.unreachable() ? 6 : 1;
+    }
+    std::lock_guard lock(out_mutex);
+    out << "[" << teleop_site.name << "] recording to " << options.record_path << std::endl;
+  }
+  // Closes the recording and says what it holds (at every end of the session).
+  struct RecordingEnd {
+    std::optional<TelemetrySubscription>& recording;
+    std::unique_ptr<SessionRecorder>& recorder;
+    std::ostream& out;
+    std::mutex& out_mutex;
+    ~RecordingEnd() {
+      if (!recorder) return;
+      if (recording) recording->cancel();
+      recording.reset();
+      try {
+        recorder->close();
+        std::lock_guard lock(out_mutex);
+        out << "recording         " << recorder->path() << ": " << recorder->messages()
+            << " messages, " << recorder->bytes() << " bytes (MCAP; tether replay "
+            << recorder->path() << ")" << std::endl;
+      } catch (const std::exception& e) {
+        std::lock_guard lock(out_mutex);
+        out << "tether-ground: recording " << recorder->path() << ": " << e.what() << std::endl;
+      }
+    }
+  } recording_end{recording, recorder, out, out_mutex};
   if (!options.web.empty()) {
     const cli::Address address = cli::parse_address(options.web, 0);
     web::WebServerOptions web_options;
@@ -477,7 +522,8 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
   // before the task is stopped.
   teleop.duration = 0.0;
   if (web_server && !options.web_users.empty() && options.device == "web") {
-    return teleoperate_for_people(*web_server, input, teleop_site, teleop, watches, out, out_mutex);
+    return teleoperate_for_people(*web_server, input, teleop_site, teleop, watches, recorder.get(),
+                                  out, out_mutex);
   }
   {
     std::lock_guard lock(out_mutex);
@@ -514,6 +560,7 @@ int run_ground_station(const GroundOptions& options, std::ostream& out) {
     }
   }
   TeleopSession session(input, teleop);
+  session.set_recorder(recorder.get());
   session.start();
   if (!options.start_task.empty()) {
     // The task starts on the operator's first enable, as an enabling device gates motion.

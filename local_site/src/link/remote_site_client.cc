@@ -13,6 +13,7 @@
 
 #include "link/channel.h"
 #include "link/wire.h"
+#include "tether/local/link/session_recorder.h"
 #include "tether/proto/convert.h"
 #include "tether/proto/task_io.h"
 #include "tether/v1/remote_site.grpc.pb.h"
@@ -95,6 +96,7 @@ struct RemoteSiteClient::Impl {
   std::chrono::milliseconds deadline;
   std::shared_ptr<grpc::Channel> channel;
   std::shared_ptr<v1::RemoteSite::Stub> stub;
+  std::atomic<SessionRecorder*> recorder{nullptr};
 
   // The round trip as measured [ns]: half the first connection's handshakes (TCP and TLS),
   // then the least time a call took; 0 before either.
@@ -202,6 +204,41 @@ std::vector<std::string> RemoteSiteClient::audit(std::uint64_t first, std::uint3
   return {reply.lines().begin(), reply.lines().end()};
 }
 
+void RemoteSiteClient::fetch_black_box(
+    const BlackBoxQuery& query, const std::function<void(const BlackBoxSegmentInfo&)>& on_segment,
+    const std::function<void(const std::string& data, bool last)>& on_data) {
+  v1::FetchBlackBoxRequest request;
+  if (query.unix_ns) request.set_unix_ns(*query.unix_ns);
+  if (!query.breach_id.empty()) request.set_breach_id(query.breach_id);
+  request.set_before_s(query.before);
+  request.set_after_s(query.after);
+  request.set_list_only(query.list_only);
+  request.set_all(query.all);
+  grpc::ClientContext context;
+  impl_->prepare(context);
+  // Bytes of minutes of telemetry: the call's deadline is for reaching the site and its
+  // answer starting, not for how long a slow path takes to carry them.
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::hours(1));
+  auto stream = impl_->stub->FetchBlackBox(&context, request);
+  v1::BlackBoxData piece;
+  while (stream->Read(&piece)) {
+    if (piece.has_segment()) {
+      const v1::BlackBoxSegment& s = piece.segment();
+      BlackBoxSegmentInfo info;
+      info.name = s.name();
+      info.start_unix_ns = s.start_unix_ns();
+      info.end_unix_ns = s.end_unix_ns();
+      info.bytes = s.bytes();
+      info.breaches.assign(s.breaches().begin(), s.breaches().end());
+      info.complete = s.complete();
+      on_segment(info);
+    }
+    if (!query.list_only) on_data(piece.data(), piece.last());
+  }
+  const grpc::Status status = stream->Finish();
+  if (!status.ok()) throw to_error("FetchBlackBox", impl_->address, status);
+}
+
 void RemoteSiteClient::release_control() {
   impl_->call("ReleaseControl", &v1::RemoteSite::Stub::ReleaseControl, v1::ReleaseControlRequest{});
 }
@@ -213,6 +250,7 @@ UploadResult RemoteSiteClient::upload(const std::string& name, const TaskParamet
   *request.mutable_task() = proto::from_task(task);
   request.set_replace(replace);
   const auto reply = impl_->call("UploadTask", &v1::RemoteSite::Stub::UploadTask, request);
+  if (SessionRecorder* r = impl_->recorder.load()) r->uploaded(name, task);
   return {reply.name(), reply.revision()};
 }
 
@@ -238,10 +276,19 @@ void RemoteSiteClient::remove(const std::string& name) {
   impl_->call("DeleteTask", &v1::RemoteSite::Stub::DeleteTask, request);
 }
 
+void RemoteSiteClient::set_recorder(SessionRecorder* recorder) { impl_->recorder.store(recorder); }
+
 std::uint64_t RemoteSiteClient::start(const std::string& name) {
   v1::StartTaskRequest request;
   request.set_name(name);
-  return impl_->call("StartTask", &v1::RemoteSite::Stub::StartTask, request).task_id();
+  // A recording names what it started: a set uploaded before it began is read back first.
+  if (SessionRecorder* r = impl_->recorder.load(); r != nullptr && !r->knows(name)) {
+    r->uploaded(name, get(name).second);
+  }
+  const std::uint64_t id =
+      impl_->call("StartTask", &v1::RemoteSite::Stub::StartTask, request).task_id();
+  if (SessionRecorder* r = impl_->recorder.load()) r->started(id, name);
+  return id;
 }
 
 ExecutorState RemoteSiteClient::stop() {
@@ -282,7 +329,10 @@ RecoveryStatus RemoteSiteClient::recover(const RecoveryMotion& motion) {
 std::uint64_t RemoteSiteClient::update(const TaskParameters& task) {
   v1::UpdateTaskRequest request;
   *request.mutable_task() = proto::from_task(task);
-  return impl_->call("UpdateTask", &v1::RemoteSite::Stub::UpdateTask, request).task_id();
+  const std::uint64_t id =
+      impl_->call("UpdateTask", &v1::RemoteSite::Stub::UpdateTask, request).task_id();
+  if (SessionRecorder* r = impl_->recorder.load()) r->updated(id, task);
+  return id;
 }
 
 std::uint64_t RemoteSiteClient::set_parameter(const std::string& path, const std::string& value) {
@@ -300,7 +350,10 @@ std::uint64_t RemoteSiteClient::set_parameters(
     more->set_path(fields[i].first);
     more->set_value(fields[i].second);
   }
-  return impl_->call("SetParameter", &v1::RemoteSite::Stub::SetParameter, request).task_id();
+  const std::uint64_t id =
+      impl_->call("SetParameter", &v1::RemoteSite::Stub::SetParameter, request).task_id();
+  if (SessionRecorder* r = impl_->recorder.load()) r->set_fields(id, fields);
+  return id;
 }
 
 // ---- telemetry ----
@@ -314,16 +367,45 @@ struct TelemetrySubscription::State {
   std::mutex mutex;
   std::condition_variable arrived;
   std::deque<TelemetrySample> buffer;
+  SessionRecorder* recorder = nullptr;  // every message as it arrived, when recording
+  std::string operator_name;            // insecure links name the caller in metadata
+  bool keep = true;                     // false: recorded only, never buffered for next()
   bool ended = false;
   bool cancelled = false;
   std::optional<RemoteError> error;
   std::uint64_t dropped = 0;
+
+  void record_started(std::uint64_t id, const std::string& name) {
+    if (name.empty()) return;
+    grpc::ClientContext call;
+    if (!operator_name.empty()) call.AddMetadata(kOperatorKey, operator_name);
+    call.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    v1::GetTaskRequest request;
+    request.set_name(name);
+    v1::GetTaskReply reply;
+    if (!stub->GetTask(&call, request, &reply).ok()) return;
+    try {
+      recorder->uploaded(name, proto::to_task(reply.task()));
+      recorder->started(id, name);
+    } catch (const std::exception&) {
+      // A set this build cannot read is not recorded; a replay then says it lacks it.
+    }
+  }
 
   void read(const v1::TelemetryRequest& request) {
     auto stream = stub->StreamTelemetry(&context, request);
     v1::Telemetry message;
     std::optional<RemoteError> failure;
     while (stream->Read(&message)) {
+      if (recorder != nullptr) {
+        recorder->telemetry(message);
+        // A task another client started: its set is read back, so the recording can replay.
+        const v1::CycleInputs& in = message.inputs();
+        if (in.submission() != 0 && in.restart() && !recorder->knows_id(in.submission())) {
+          record_started(in.submission(), message.task_name());
+        }
+      }
+      if (!keep) continue;
       TelemetrySample sample;
       try {
         sample = wire::to_domain(message);
@@ -399,6 +481,23 @@ std::uint64_t TelemetrySubscription::dropped() const {
   return state_->dropped;
 }
 
+TelemetrySubscription RemoteSiteClient::record_telemetry(SessionRecorder& recorder) {
+  auto state = std::make_unique<TelemetrySubscription::State>();
+  state->address = impl_->address;
+  state->stub = impl_->stub;
+  state->recorder = &recorder;
+  state->keep = false;
+  if (impl_->insecure) {
+    state->context.AddMetadata(kOperatorKey, impl_->operator_name);
+    state->operator_name = impl_->operator_name;
+  }
+  v1::TelemetryRequest request;
+  request.set_decimation(1);
+  TelemetrySubscription::State* raw = state.get();
+  state->reader = std::thread([raw, request] { raw->read(request); });
+  return TelemetrySubscription(std::move(state));
+}
+
 TelemetrySubscription RemoteSiteClient::subscribe_telemetry(std::uint32_t decimation) {
   auto state = std::make_unique<TelemetrySubscription::State>();
   state->address = impl_->address;
@@ -409,6 +508,7 @@ TelemetrySubscription RemoteSiteClient::subscribe_telemetry(std::uint32_t decima
   // Opening the stream may wait for the connection: the reader thread does it, so a
   // cancel() right after subscribing still ends it (ClientContext cancels a call that
   // starts after TryCancel).
+  state->recorder = impl_->recorder.load();
   TelemetrySubscription::State* raw = state.get();
   state->reader = std::thread([raw, request] { raw->read(request); });
   return TelemetrySubscription(std::move(state));

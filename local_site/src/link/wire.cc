@@ -254,6 +254,32 @@ ReflectionSample to_domain(const v1::ForceReflection& in) {
   return out;
 }
 
+void to_wire(const ReflectionSample& in, v1::ForceReflection* out) {
+  out->set_cycle(in.cycle);
+  out->set_task_time_s(in.task_time);
+  out->set_applied_sequence(in.applied_sequence);
+  out->set_mode(proto::from_teleop_mode(in.mode));
+  proto::from_wrench(in.measured, out->mutable_measured());
+  proto::from_wrench(in.tracking_error, out->mutable_tracking_error());
+  proto::from_wrench(in.reflected, out->mutable_reflected());
+  if (in.has_eye) {
+    proto::from_rotation(in.world_R_eye, out->mutable_eye()->mutable_world_r_eye());
+    out->mutable_eye()->set_time_ns(in.eye_time_ns);
+  }
+  out->set_state(proto::from_executor_state(in.state));
+  to_wire(in.breach, out->mutable_breach());
+  proto::from_teleoperation_counters(in.teleoperation, 0, out->mutable_teleoperation());
+  out->set_reflection(proto::from_reflection_method(in.reflection));
+  out->set_slave_in_j(in.slave_in);
+  proto::from_wrench(in.return_wave, out->mutable_return_wave());
+  out->mutable_wave_impedance()->mutable_linear()->set_x(in.wave_impedance.translation);
+  out->mutable_wave_impedance()->mutable_angular()->set_x(in.wave_impedance.rotation);
+  out->set_wave_filter_hz(in.wave_impedance.filter_hz);
+  proto::from_channel_energies(in.channel, out->mutable_channel());
+  out->set_increment_arrival_ns(in.increment_arrival_ns);
+  out->set_remote_time_ns(in.remote_time_ns);
+}
+
 int wire_mode(TeleopMode mode) { return static_cast<int>(proto::from_teleop_mode(mode)); }
 
 ExecutorState to_executor_state(std::uint8_t number) {

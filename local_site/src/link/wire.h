@@ -35,6 +35,9 @@ void to_wire(const OperatorIncrement& increment, std::uint64_t sequence,
 // The ground's side of the force-reflection channel, on the same increment.
 void to_wire(const MasterChannel& channel, v1::TeleopIncrement* out);
 ReflectionSample to_domain(const v1::ForceReflection& reflection);
+// A reflection as this station took it (a datagram's fields, or a stream message's), for
+// recordings: to_domain(to_wire(r)) == r.
+void to_wire(const ReflectionSample& reflection, v1::ForceReflection* out);
 
 // The datagram plane carries these enums as their tether.v1 numbers.
 int wire_mode(TeleopMode mode);

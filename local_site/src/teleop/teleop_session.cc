@@ -14,6 +14,7 @@
 #include "datagram_link.h"
 #include "link/channel.h"
 #include "link/wire.h"
+#include "tether/local/link/session_recorder.h"
 #include "tether/v1/remote_site.grpc.pb.h"
 
 namespace tether::local {
@@ -392,6 +393,13 @@ void TeleopSession::sample_loop() {
       // the site ever answered (ICMP port unreachable: nothing listens for UDP there, e.g. a
       // byte-stream proxy in between), the plane is not there: this sample and the rest go
       // on the stream.
+      if (SessionRecorder* r = recorder_.load()) {
+        for (int k = pieces - 1; k >= 0; --k) {
+          wire::to_wire(piece, sequence - static_cast<std::uint64_t>(k), now, &message);
+          wire::to_wire(sent, &message);
+          r->sent(message, DataPlane::kDatagram);
+        }
+      }
       if (!stream_->datagrams->send(dgram) && last_datagram_reflection_ns_.load() == 0) {
         fallen_back_.store(true);
         {
@@ -407,6 +415,9 @@ void TeleopSession::sample_loop() {
           wire::to_wire(sent, &message);
           std::lock_guard lock(stream_->write_mutex);
           written = !stream_->writes_done && stream_->rw->Write(message);
+          if (SessionRecorder* r = recorder_.load(); r != nullptr && written) {
+            r->sent(message, DataPlane::kStream);
+          }
         }
         stream_increments_ += static_cast<std::uint64_t>(pieces);
       } else {
@@ -423,6 +434,9 @@ void TeleopSession::sample_loop() {
         wire::to_wire(sent, &message);
         std::lock_guard lock(stream_->write_mutex);
         written = !stream_->writes_done && stream_->rw->Write(message);
+        if (SessionRecorder* r = recorder_.load(); r != nullptr && written) {
+          r->sent(message, DataPlane::kStream);
+        }
       }
       stream_increments_ += static_cast<std::uint64_t>(pieces);
     }
@@ -511,6 +525,7 @@ void TeleopSession::read_loop() {
   while (stream_->rw->Read(&in)) {
     const std::int64_t arrived = now_ns();
     last_stream_reflection_ns_.store(arrived);
+    if (SessionRecorder* r = recorder_.load()) r->reflection(in);
     ReflectionSample sample = wire::to_domain(in);
     std::lock_guard lock(mutex_);
     absorb(std::move(sample), arrived, true, false);
@@ -578,6 +593,11 @@ void TeleopSession::datagram_loop() {
     // A change in what the site passed over (lost or stale) marks an advance that made no
     // round trip, as the stream's counters do.
     const bool skipped = skipped_known_ && m->skipped != skipped_;
+    if (SessionRecorder* r = recorder_.load()) {
+      v1::ForceReflection as_received;
+      wire::to_wire(sample, &as_received);
+      r->reflection(as_received);
+    }
     absorb(std::move(sample), arrived, false, skipped);
     skipped_ = m->skipped;
     skipped_known_ = true;

@@ -26,3 +26,9 @@ target_compile_definitions(console_end_to_end_test PRIVATE
   TETHER_CONSOLE="$<TARGET_FILE:tether>"
   TETHER_REMOTE_BIN="$<TARGET_FILE:tether-remote>"
   TETHER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+
+# `tether replay`: a lock-step run of the site's loop on the simulated door, replayed.
+tether_add_test(console_replay_test SOURCES local/console/replay_test.cc
+                LIBS tether::local tether::proto tether::control tether::sim)
+target_compile_definitions(console_replay_test PRIVATE
+  TETHER_TASK_DIR="${PROJECT_SOURCE_DIR}/remote_site/tasks")

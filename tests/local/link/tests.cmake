@@ -6,3 +6,9 @@ target_include_directories(link_wire_test PRIVATE ${PROJECT_SOURCE_DIR}/local_si
 # The client against an in-process RemoteSite service written for the test.
 tether_add_test(remote_site_client_test SOURCES local/link/remote_site_client_test.cc
                 LIBS tether::local tether::proto)
+
+# Recordings at the ground's edge: SessionRecorder written, recording_file read back.
+tether_add_test(session_recorder_test SOURCES local/link/session_recorder_test.cc
+                LIBS tether::local tether::proto tether::mcap)
+target_compile_definitions(session_recorder_test PRIVATE
+  TETHER_TASK_DIR="${PROJECT_SOURCE_DIR}/remote_site/tasks")

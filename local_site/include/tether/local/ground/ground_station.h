@@ -29,14 +29,15 @@ struct GroundOptions {
   std::string device = "sim";      // hand controller spec (open.h); "none" = only watch
   HandControllerOptions device_options;
   OperatorInputConfig input;
-  std::string operator_name;               // insecure only; empty: $USER@host
-  ClientCredentials credentials;           // mutual TLS to every site (or insecure)
-  double rate = 1000.0;                    // [Hz] teleoperation rate
-  double duration = 0.0;                   // [s]; 0 = until SIGINT/SIGTERM or the device ends
-  std::string start_task;                  // start this stored task on the teleoperated site first
-  std::string report_path;                 // also write the summary as "key value" lines
-  std::string plot_path;                   // also write the session's figure (.png or .svg)
-  double settle = 0.5;                     // [s] TeleopOptions::settle
+  std::string operator_name;      // insecure only; empty: $USER@host
+  ClientCredentials credentials;  // mutual TLS to every site (or insecure)
+  double rate = 1000.0;           // [Hz] teleoperation rate
+  double duration = 0.0;          // [s]; 0 = until SIGINT/SIGTERM or the device ends
+  std::string start_task;         // start this stored task on the teleoperated site first
+  std::string report_path;        // also write the summary as "key value" lines
+  std::string plot_path;          // also write the session's figure (.png or .svg)
+  std::string record_path;  // record the teleoperated site's session as MCAP (session_recorder.h)
+  double settle = 0.5;      // [s] TeleopOptions::settle
   DataPlane plane = DataPlane::kDatagram;  // TeleopOptions::plane
   // Deadline of each remote call, connection included: a link of 1 s each way takes three
   // round trips (TLS, HTTP/2, the call) before the first reply.

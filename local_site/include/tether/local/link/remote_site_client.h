@@ -20,7 +20,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -122,6 +124,26 @@ class TelemetrySubscription {
   std::unique_ptr<State> state_;
 };
 
+class SessionRecorder;
+
+// The black box's segments (FetchBlackBox, docs/recordings.md).
+struct BlackBoxSegmentInfo {
+  std::string name;  // the segment's file name on the site
+  std::int64_t start_unix_ns = 0;
+  std::int64_t end_unix_ns = 0;
+  std::uint64_t bytes = 0;
+  std::vector<std::string> breaches;  // breach ids it is kept for
+  bool complete = false;              // closed with its summary (false: recovered)
+};
+struct BlackBoxQuery {
+  bool all = false;                     // every segment kept
+  bool list_only = false;               // the segments, not their bytes
+  std::optional<std::int64_t> unix_ns;  // around this time [ns since the epoch]
+  std::string breach_id;                // or around this breach
+  double before = 0.0;                  // [s] wanted before it; 0: the site's default (120)
+  double after = 0.0;                   // [s] after it; 0: the site's default (30)
+};
+
 class RemoteSiteClient {
  public:
   // `address` is "host:port". Connecting is lazy: an unreachable site shows up as a
@@ -176,6 +198,16 @@ class RemoteSiteClient {
 
   // Every `decimation`-th control cycle (0 or 1: every cycle).
   TelemetrySubscription subscribe_telemetry(std::uint32_t decimation);
+  // Records task sets uploaded, started and changed, and the telemetry of subscriptions made
+  // from now on, into `recorder` (nullptr: none). It must outlive them.
+  void set_recorder(SessionRecorder* recorder);
+  // Streams the black box's segments `query` selects: for each, on_segment, then its bytes
+  // in order through on_data (the last piece with last = true). Listing only: on_segment.
+  void fetch_black_box(const BlackBoxQuery& query,
+                       const std::function<void(const BlackBoxSegmentInfo&)>& on_segment,
+                       const std::function<void(const std::string& data, bool last)>& on_data);
+  // A full-rate telemetry stream that only feeds `recorder` (next() sees nothing).
+  TelemetrySubscription record_telemetry(SessionRecorder& recorder);
 
  private:
   struct Impl;

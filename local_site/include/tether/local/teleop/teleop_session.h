@@ -179,6 +179,8 @@ struct FeltShares {
 FeltShares felt_shares(const Vector6& rendered, const ForceReflectionConfig& reflection,
                        const Vector6& F_m, const Vector6& F_c, const Vector6& v_m);
 
+class SessionRecorder;
+
 class TeleopSession {
  public:
   // `input` must outlive the session; only the session's thread uses it while running.
@@ -208,6 +210,9 @@ class TeleopSession {
   // The task this session starts: its reflection channel applies from the next sample, before
   // the remote's reflections (a round trip behind) can say so.
   void set_task(const TaskParameters& task);
+  // Records every increment sent and reflection received into `recorder` (nullptr: none);
+  // it must outlive the session.
+  void set_recorder(SessionRecorder* recorder) { recorder_.store(recorder); }
   // CLOCK_MONOTONIC [ns] of the session's time 0 (TeleopTrace::time), once sampling began.
   std::int64_t start_ns() const { return start_ns_.load(); }
 
@@ -267,6 +272,7 @@ class TeleopSession {
   double best_path_ = 1e9;
   double one_way_delay_ = 0.0;
   double clock_offset_ = 0.0;
+  std::atomic<SessionRecorder*> recorder_{nullptr};
   bool link_estimated_ = false;
   std::atomic<std::uint64_t> sent_{0};
 
