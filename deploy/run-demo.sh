@@ -5,12 +5,13 @@
 #      site, and the person "demo" with the operator role;
 #   1. two remote sites, tether-remote --serve, each with its own door (1 kHz real-time loops);
 #   2. the console uploads the seed's door task to the first (validated and previewed locally
-#      first), starts it, records the telemetry for 5 s, stops it and plots the run, and
-#      shows the site's audit trail;
+#      first), starts it, records every cycle for 5 s as MCAP, stops it, exports and plots the
+#      run, replays it offline against the recording, and shows the site's audit trail;
 #   3. tether-ground connects to both sites, watches them, and teleoperates the second door in
 #      shared control with a scripted hand controller and force reflection, reporting the
 #      link's round-trip latency; it serves the browser operator console meanwhile (--web,
-#      printing "console: http://127.0.0.1:8080/");
+#      printing "console: http://127.0.0.1:8080/"); it records the session as MCAP, which is
+#      replayed; the first site's black box is listed and fetched (docs/recordings.md);
 #   3b. the same across a WAN-like link: tether-linkem delays the second site by 250 ms one
 #      way (±25 ms), the task uses the passivity channel and the hand feels the ground's local
 #      model; the summary gives the door against the model's prediction, both ports' least
@@ -48,7 +49,8 @@ bash deploy/make-pki.sh init "$pki" --site door-a --site door-b --person demo=op
 
 serve() {  # serve NAME: a remote site on a free port, written to $work/NAME.port
   "$bin_remote" --serve 127.0.0.1:0 --site "$1" --scene door --port-file "$work/$1.port" \
-    --config "$pki/sites/$1.conf" --audit "$out/audit-$1.jsonl" >"$out/remote-$1.log" 2>&1 &
+    --config "$pki/sites/$1.conf" --audit "$out/audit-$1.jsonl" --black-box "$out/black-box-$1" \
+    >"$out/remote-$1.log" 2>&1 &
   pids+=($!)
   for _ in $(seq 100); do [ -s "$work/$1.port" ] && break; sleep 0.1; done
   [ -s "$work/$1.port" ] || { cat "$out/remote-$1.log" >&2; exit 1; }
@@ -65,14 +67,18 @@ echo
 echo "== console: upload the door task (force control, 18 N·m about the hinge) and run it =="
 tether upload remote_site/tasks/door_force.textproto --scene door
 tether list
-tether record "$out/door_force.csv" --duration 5s --decimation 10 &
+# Every cycle as MCAP (open it in Foxglove: docs/recordings.md); CSV for the plot from it.
+tether record "$out/door_force.mcap" --duration 5s &
 record_pid=$!
 sleep 0.3
 tether start door_force
 wait $record_pid
 tether stop
 tether status
+tether export "$out/door_force.mcap" --csv "$out/door_force.csv" --decimation 10
 tether plot "$out/door_force.csv" "$out/door_force.png" --title "door opening by force control"
+echo "-- the recording replayed offline through the executor on the simulated arm:"
+tether replay "$out/door_force.mcap"
 door=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "aux0") c = i; next }
                 { last = $c } END { printf "%.1f", last * 180 / 3.14159265 }' "$out/door_force.csv")
 echo "door opened to $door deg in 5 s; plot: $PWD/$out/door_force.png"
@@ -87,7 +93,13 @@ echo "== tether-ground: both sites watched, door-b in shared control with force 
 # its address ("console: http://127.0.0.1:8080/").
 "$bin_ground" --site door-a="$addr" --site door-b="$addr_b" --teleop door-b --config "$pki/people/demo.conf" \
   --start door_shared --device script:local_site/scripts/rotate_door.hcscript \
-  --web 127.0.0.1:8080 --report "$out/door_shared_ground.txt"
+  --web 127.0.0.1:8080 --report "$out/door_shared_ground.txt" --record "$out/door_shared.mcap"
+echo "-- the session's recording replayed:"
+"$bin_console" replay "$out/door_shared.mcap"
+echo "-- door-a's black box (the last minutes of every cycle), fetched whole:"
+tether blackbox list
+rm -rf "$out/black-box-door-a-fetched"
+tether blackbox fetch --all --out "$out/black-box-door-a-fetched"
 
 echo
 echo "== the same door across a 250 ms (±25 ms) link: passivity channel, local model =="

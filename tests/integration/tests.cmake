@@ -59,3 +59,16 @@ add_test(NAME RecoveryDemo.joint_limit
          COMMAND bash ${PROJECT_SOURCE_DIR}/deploy/recovery-demo.sh ${CMAKE_BINARY_DIR})
 set_tests_properties(RecoveryDemo.joint_limit PROPERTIES RUN_SERIAL TRUE TIMEOUT 120
                      PASS_REGULAR_EXPRESSION "PASS recovery")
+
+# Issue 31: recordings with the real processes: the black box through a SIGKILL of the site
+# and its restart, the console's and a ground session's MCAP, each replayed and each file
+# checked by the independent reader (tests/mcap_reader: @mcap/core on Node).
+foreach(case blackbox session)
+  add_test(NAME Recordings.${case}
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/recordings_test.sh ${case}
+                   $<TARGET_FILE:tether-remote> $<TARGET_FILE:tether>
+                   $<TARGET_FILE:tether-ground> ${PROJECT_SOURCE_DIR})
+  set_tests_properties(Recordings.${case} PROPERTIES RUN_SERIAL TRUE TIMEOUT 180
+                       PASS_REGULAR_EXPRESSION "PASS ${case}"
+                       FIXTURES_REQUIRED "test_pki;mcap_reader" ENVIRONMENT "TETHER_TEST_PKI=${TETHER_TEST_PKI}")
+endforeach()
