@@ -452,6 +452,7 @@ std::optional<std::size_t> Opener::open(std::span<const std::uint8_t> datagram,
     ++drops_.forged;
     return {};
   }
+  newest_ = counter > highest_;
   if (counter > highest_) {
     const std::uint32_t ahead = counter - highest_;
     window_ = ahead >= 64 ? 0 : window_ << ahead;

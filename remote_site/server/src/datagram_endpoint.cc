@@ -214,9 +214,11 @@ void DatagramEndpoint::receive_loop() {
         } else {
           ++s.stats.received;
           s.stats.last_arrival_ns = arrival;
-          // Only an authentic datagram moves where reflections go: a forged one cannot
-          // redirect them, and the ground's new address after a NAT rebinding is followed.
-          if (!same(s.peer, s.peer_length, from, from_length)) {
+          // Only the newest authentic datagram moves where reflections go: a forged one, or
+          // an authentic one held back and relayed from elsewhere (the replay window still
+          // lets an older one in), cannot redirect them; the ground's new address after a
+          // NAT rebinding is followed.
+          if (s.opener.newest() && !same(s.peer, s.peer_length, from, from_length)) {
             if (s.peer_length != 0) {
               ++s.stats.rebinds;
               spdlog::warn("datagram plane: session {:08x} moved from {} to {}", *id, s.stats.peer,

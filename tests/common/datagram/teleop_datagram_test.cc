@@ -539,6 +539,17 @@ TEST_F(TeleopDatagramSealing, ReorderingWithinTheWindowIsAcceptedExactlyOnce) {
   EXPECT_EQ(opener_.drops().forged + opener_.drops().malformed, 0U);
 }
 
+TEST_F(TeleopDatagramSealing, OnlyTheNewestAcceptedDatagramSaysItIsTheNewest) {
+  const Bytes first = seal(1), second = seal(2), third = seal(3);
+  ASSERT_TRUE(open(first));
+  EXPECT_TRUE(opener_.newest());
+  ASSERT_TRUE(open(third));
+  EXPECT_TRUE(opener_.newest());
+  // Older, but inside the window: accepted (a reordering path), and not the newest.
+  ASSERT_TRUE(open(second));
+  EXPECT_FALSE(opener_.newest());
+}
+
 TEST_F(TeleopDatagramSealing, DatagramsOlderThanTheWindowAreDropped) {
   std::vector<Bytes> sent;
   for (std::uint32_t n = 1; n <= kReplayWindow + 1; ++n) sent.push_back(seal(n));

@@ -181,12 +181,17 @@ class Opener {
   const DropCounters& drops() const { return drops_; }
   DropCounters& drops() { return drops_; }
   std::uint64_t accepted() const { return accepted_; }
+  // Whether the datagram open() last accepted was the newest so far (not an older one the
+  // window still let in): only such a datagram may move where replies go, so an authentic
+  // datagram held back and relayed from elsewhere cannot redirect them.
+  bool newest() const { return newest_; }
 
  private:
   struct Cipher;
   std::unique_ptr<Cipher> cipher_;
   Kind kind_;
   std::uint32_t session_;
+  bool newest_ = false;
   std::uint32_t highest_ = 0;  // newest counter accepted
   std::uint64_t window_ = 0;   // bit k: highest_ − k accepted
   DropCounters drops_;
