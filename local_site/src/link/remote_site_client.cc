@@ -481,37 +481,34 @@ std::uint64_t TelemetrySubscription::dropped() const {
   return state_->dropped;
 }
 
-TelemetrySubscription RemoteSiteClient::record_telemetry(SessionRecorder& recorder) {
+// A telemetry stream read on a thread of its own: kept for next(), recorded, or both.
+TelemetrySubscription RemoteSiteClient::open_telemetry(std::uint32_t decimation,
+                                                       SessionRecorder* recorder, bool keep) {
   auto state = std::make_unique<TelemetrySubscription::State>();
   state->address = impl_->address;
   state->stub = impl_->stub;
-  state->recorder = &recorder;
-  state->keep = false;
+  state->recorder = recorder;
+  state->keep = keep;
   if (impl_->insecure) {
     state->context.AddMetadata(kOperatorKey, impl_->operator_name);
     state->operator_name = impl_->operator_name;
   }
   v1::TelemetryRequest request;
-  request.set_decimation(1);
+  request.set_decimation(decimation);
+  // Opening the stream may wait for the connection: the reader thread does it, so a
+  // cancel() right after subscribing still ends it (ClientContext cancels a call that
+  // starts after TryCancel).
   TelemetrySubscription::State* raw = state.get();
   state->reader = std::thread([raw, request] { raw->read(request); });
   return TelemetrySubscription(std::move(state));
 }
 
+TelemetrySubscription RemoteSiteClient::record_telemetry(SessionRecorder& recorder) {
+  return open_telemetry(1, &recorder, false);
+}
+
 TelemetrySubscription RemoteSiteClient::subscribe_telemetry(std::uint32_t decimation) {
-  auto state = std::make_unique<TelemetrySubscription::State>();
-  state->address = impl_->address;
-  state->stub = impl_->stub;
-  if (impl_->insecure) state->context.AddMetadata(kOperatorKey, impl_->operator_name);
-  v1::TelemetryRequest request;
-  request.set_decimation(decimation);
-  // Opening the stream may wait for the connection: the reader thread does it, so a
-  // cancel() right after subscribing still ends it (ClientContext cancels a call that
-  // starts after TryCancel).
-  state->recorder = impl_->recorder.load();
-  TelemetrySubscription::State* raw = state.get();
-  state->reader = std::thread([raw, request] { raw->read(request); });
-  return TelemetrySubscription(std::move(state));
+  return open_telemetry(decimation, impl_->recorder.load(), true);
 }
 
 }  // namespace tether::local

@@ -210,6 +210,8 @@ class RemoteSiteClient {
   TelemetrySubscription record_telemetry(SessionRecorder& recorder);
 
  private:
+  TelemetrySubscription open_telemetry(std::uint32_t decimation, SessionRecorder* recorder,
+                                       bool keep);
   struct Impl;
   std::shared_ptr<Impl> impl_;
 };
