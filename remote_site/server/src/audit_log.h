@@ -10,7 +10,10 @@
 // Recorded: every controlling call (lease, upload, delete, start, reset, update, set), every
 // stop, every breach (identity "site"), a refused call that needed more than an observer,
 // and each teleoperation stream at its opening and its end, with its counts (never per
-// increment). outcome is "OK" or gRPC's code and the message ("PERMISSION_DENIED: ...").
+// increment). The control lease's lapse is recorded too (call "LeaseLapsed", identity the
+// former holder, about 0.1 s after it); an AcquireControl that only renews the caller's own
+// lease is not (a console renews every 1.5 s). outcome is "OK" or gRPC's code and the
+// message ("PERMISSION_DENIED: ...").
 
 #include <cstdint>
 #include <functional>

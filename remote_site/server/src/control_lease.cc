@@ -1,5 +1,7 @@
 #include "control_lease.h"
 
+#include <utility>
+
 namespace tether::remote::server {
 
 bool ControlLease::lapsed(Clock::time_point now) const {
@@ -9,13 +11,21 @@ bool ControlLease::lapsed(Clock::time_point now) const {
   return now - renewed_ > timeout_;
 }
 
+void ControlLease::lapse_if_due(Clock::time_point now) {
+  if (holder_.empty() || !lapsed(now)) return;
+  lapses_.push_back(Lapse{holder_, now - renewed_});
+  holder_.clear();
+}
+
 std::optional<std::string> ControlLease::claim(const std::string& operator_name,
-                                               Clock::time_point now) {
+                                               Clock::time_point now, bool* renewal) {
   std::lock_guard lock(mutex_);
-  if (holder_ != operator_name && !lapsed(now)) {
+  lapse_if_due(now);
+  if (!holder_.empty() && holder_ != operator_name) {
     return "the arm is controlled by operator '" + holder_ +
            "'; others may observe (status, list, telemetry) or stop it";
   }
+  if (renewal != nullptr) *renewal = holder_ == operator_name;
   holder_ = operator_name;
   renewed_ = now;
   return std::nullopt;
@@ -34,7 +44,8 @@ void ControlLease::close_stream(const std::string& operator_name, Clock::time_po
 
 std::string ControlLease::take_over(const std::string& operator_name, Clock::time_point now) {
   std::lock_guard lock(mutex_);
-  std::string previous = lapsed(now) ? std::string() : holder_;
+  lapse_if_due(now);
+  std::string previous = holder_;
   holder_ = operator_name;
   renewed_ = now;
   return previous;
@@ -53,8 +64,18 @@ void ControlLease::release(const std::string& operator_name) {
 
 std::string ControlLease::holder(Clock::time_point now) {
   std::lock_guard lock(mutex_);
-  if (lapsed(now)) holder_.clear();
+  lapse_if_due(now);
   return holder_;
+}
+
+void ControlLease::expire(Clock::time_point now) {
+  std::lock_guard lock(mutex_);
+  lapse_if_due(now);
+}
+
+std::vector<ControlLease::Lapse> ControlLease::take_lapses() {
+  std::lock_guard lock(mutex_);
+  return std::exchange(lapses_, {});
 }
 
 }  // namespace tether::remote::server

@@ -11,6 +11,8 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
+#include <cstdio>
 #include <deque>
 #include <fstream>
 #include <map>
@@ -96,6 +98,7 @@ struct CallRecord {
   std::string task;
   std::uint64_t revision = 0;
   std::string detail;
+  bool renewal = false;  // the call renewed the lease its caller already held (admit)
 };
 
 // How a unary method is admitted beyond its role.
@@ -171,7 +174,7 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
   // The caller's role against the method's, then (for kControl) the control lease. Under
   // TLS the method's role was already checked before the handler ran; with --insecure this
   // is the only check.
-  Status admit(const Caller& caller, const char* method, Access access) {
+  Status admit(const Caller& caller, const char* method, Access access, bool* renewal = nullptr) {
     const Role needed = server::required_role(std::string(kMethodPrefix) + method);
     if (caller.role < needed) {
       return Status(StatusCode::PERMISSION_DENIED, "'" + caller.identity + "' (role " +
@@ -185,10 +188,59 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
                     "metadata 'tether-operator' is missing: controlling calls name their "
                     "operator");
     }
-    if (auto refusal = lease.claim(caller.identity, ControlLease::Clock::now())) {
-      return Status(StatusCode::FAILED_PRECONDITION, *refusal);
-    }
+    auto refusal = lease.claim(caller.identity, ControlLease::Clock::now(), renewal);
+    // A lapse this claim noticed goes into the trail before the call's own record.
+    audit_lapses();
+    if (refusal) return Status(StatusCode::FAILED_PRECONDITION, *refusal);
+    remember_holder(caller);
     return Status::OK;
+  }
+
+  // The lease's holder as last admitted, so that a lapse is audited with their role.
+  void remember_holder(const Caller& caller) {
+    std::lock_guard lock(holder_mutex);
+    holder_caller = caller;
+  }
+
+  // Writes every lapse the lease noticed since the last call: identity the former holder,
+  // call "LeaseLapsed". Each lapse is taken from the lease once, so it is written once.
+  void audit_lapses() {
+    for (const ControlLease::Lapse& lapse : lease.take_lapses()) {
+      Caller who;
+      {
+        std::lock_guard lock(holder_mutex);
+        if (holder_caller.identity == lapse.holder) who = holder_caller;
+      }
+      char detail[256];
+      std::snprintf(detail, sizeof detail, "no call from '%s' for %.1f s (lease timeout %g s): ",
+                    lapse.holder.substr(0, 128).c_str(),
+                    std::chrono::duration<double>(lapse.silent).count(), options.lease_timeout);
+      const RunningTask task = running();
+      audit.append(AuditRecord{lapse.holder, who.role, who.authenticated, "LeaseLapsed", task.name,
+                               task.revision, "OK", std::string(detail) + "the lease lapsed"});
+      spdlog::warn("control lease of '{}' lapsed", lapse.holder);
+    }
+  }
+
+  // The periodic check that notices a lapse when nobody calls: every kLeaseCheck, until
+  // stop_lease_watch().
+  static constexpr std::chrono::milliseconds kLeaseCheck{100};
+  void watch_lease() {
+    std::unique_lock lock(watch_mutex);
+    while (!watch_wake.wait_for(lock, kLeaseCheck, [this] { return watch_stopping; })) {
+      lock.unlock();
+      lease.expire(ControlLease::Clock::now());
+      audit_lapses();
+      lock.lock();
+    }
+  }
+  void stop_lease_watch() {
+    {
+      std::lock_guard lock(watch_mutex);
+      watch_stopping = true;
+    }
+    watch_wake.notify_all();
+    if (lease_watcher.joinable()) lease_watcher.join();
   }
 
   // Hands a request to the loop (`ask`) and waits up to 2 s for the loop to count its answer
@@ -261,7 +313,7 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
     if constexpr (requires(const Request& r) { r.name(); }) {
       what.task = request.name().substr(0, 256);
     }
-    Status status = admit(caller, method, access);
+    Status status = admit(caller, method, access, &what.renewal);
     if (status.ok() && request.ByteSizeLong() > server::max_request_bytes(method)) {
       status =
           Status(StatusCode::RESOURCE_EXHAUSTED,
@@ -269,7 +321,12 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
                      " bytes: at most " + std::to_string(server::max_request_bytes(method)));
     }
     if (status.ok()) status = guarded([&] { return body(caller, what); });
-    if (audited(method)) record(caller, method, what, status);
+    // The console renews its lease every 1.5 s while it holds it: such a renewal changes
+    // nothing and would flood the trail. A first acquisition, a release, a takeover and a
+    // lapse are recorded.
+    const bool renewal_only =
+        status.ok() && what.renewal && std::string_view(method) == "AcquireControl";
+    if (audited(method) && !renewal_only) record(caller, method, what, status);
     reactor->Finish(status);
     return reactor;
   }
@@ -603,6 +660,8 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
   // from an arm at rest.
   void take_over(const Caller& caller, CallRecord& what) {
     const std::string previous = lease.take_over(caller.identity, ControlLease::Clock::now());
+    audit_lapses();
+    remember_holder(caller);
     if (previous.empty() || previous == caller.identity) return;
     const ExecutorState state = executor.status().state;
     if (state == ExecutorState::kRunning) executor.request_stop(BreachCause::kOperatorStop);
@@ -636,6 +695,13 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
   server::TaskStore store;
   ControlLease lease;
   server::TelemetryHub hub;
+  std::mutex holder_mutex;
+  Caller holder_caller;  // the caller last admitted to the lease (holder_mutex)
+  // The lease's periodic check (watch_lease).
+  std::thread lease_watcher;
+  std::mutex watch_mutex;
+  std::condition_variable watch_wake;
+  bool watch_stopping = false;
 
   std::mutex mutex;
   RunningTask running_task;
@@ -1438,6 +1504,7 @@ RemoteSiteServer::RemoteSiteServer(const ServerOptions& options, Executor& execu
   }
   impl_->hub.subscribe(&impl_->breaches);
   impl_->hub.start();
+  impl_->lease_watcher = std::thread([impl = impl_.get()] { impl->watch_lease(); });
   spdlog::info("remote site '{}' serving {} on port {} ({}), teleoperation datagrams on {}",
                options.site_name, kServiceName, impl_->bound_port,
                options.security.insecure ? "plaintext, --insecure" : "mutual TLS",
@@ -1460,6 +1527,7 @@ std::string RemoteSiteServer::reload_security() {
 }
 
 void RemoteSiteServer::shutdown() {
+  impl_->stop_lease_watch();
   if (!impl_->grpc_server) return;
   impl_->grpc_server->GetHealthCheckService()->SetServingStatus(kServiceName, false);
   // tether's own streams end at once; a write a client never reads is cancelled when the

@@ -383,6 +383,53 @@ TEST_F(RemoteSiteServerTest, RefusedResetsAndUploadsAreAuditedAsRefusedWithTheir
   EXPECT_TRUE(upload_line);
 }
 
+// The lease's lapse is an event in the trail: written once, about 0.1 s after the lapse
+// although nobody calls, naming the former holder and their silence. A holder's renewal
+// (a console renews every 1.5 s) is not recorded; acquisitions are.
+TEST_F(RemoteSiteServerTest, ALapsedLeaseIsAuditedOnceAndRenewalsAreNot) {
+  const auto lines_with = [&](const std::string& call) {
+    v1::GetAuditReply audit;
+    EXPECT_TRUE(stub_->GetAudit(as("observer").get(), v1::GetAuditRequest{}, &audit).ok());
+    std::vector<std::string> out;
+    for (const std::string& line : audit.lines()) {
+      if (line.find("\"call\":\"" + call + "\"") != std::string::npos) out.push_back(line);
+    }
+    return out;
+  };
+  v1::AcquireControlReply acquired;
+  ASSERT_TRUE(stub_->AcquireControl(as("alice").get(), {}, &acquired).ok());
+  ASSERT_TRUE(stub_->AcquireControl(as("alice").get(), {}, &acquired).ok());
+  const auto renewed = std::chrono::steady_clock::now();
+  std::vector<std::string> lapses;
+  double written_after = -1.0;  // [s] since alice's last call
+  while (std::chrono::steady_clock::now() - renewed < 3s) {
+    lapses = lines_with("LeaseLapsed");
+    if (!lapses.empty()) {
+      written_after =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - renewed).count();
+      break;
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_EQ(lapses.size(), 1u) << "no lapse in the trail 3 s after a 0.5 s lease went silent";
+  EXPECT_GE(written_after, 0.5);
+  EXPECT_LT(written_after, 1.0) << "the lapse (lease timeout 0.5 s) was written late";
+  EXPECT_NE(lapses[0].find("\"identity\":\"alice\""), std::string::npos) << lapses[0];
+  EXPECT_NE(lapses[0].find("no call from 'alice' for 0."), std::string::npos) << lapses[0];
+  EXPECT_NE(lapses[0].find("(lease timeout 0.5 s): the lease lapsed"), std::string::npos)
+      << lapses[0];
+  EXPECT_EQ(status().controller(), "");
+
+  std::this_thread::sleep_for(300ms);
+  EXPECT_EQ(lines_with("LeaseLapsed").size(), 1u) << "one lapse written twice";
+  EXPECT_EQ(lines_with("AcquireControl").size(), 1u) << "alice's renewal was audited";
+  ASSERT_TRUE(stub_->AcquireControl(as("bob").get(), {}, &acquired).ok());
+  const std::vector<std::string> acquisitions = lines_with("AcquireControl");
+  ASSERT_EQ(acquisitions.size(), 2u);
+  EXPECT_NE(acquisitions[1].find("\"identity\":\"bob\""), std::string::npos) << acquisitions[1];
+  EXPECT_EQ(lines_with("LeaseLapsed").size(), 1u);
+}
+
 // GetStatus reads the loop's own per-cycle publication: with 64 telemetry streams open (16
 // identities × 4, the per-identity limit) the status is never more than 10 ms older than the
 // call, and its cycle count keeps pace with the 1 kHz loop.
