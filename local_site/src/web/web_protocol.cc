@@ -4,14 +4,22 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <regex>
+#include <stdexcept>
 #include <utility>
 
+#include "tether/common/arm_angle.h"
+#include "tether/common/motion_space.h"
 #include "tether/common/spatial.h"
 #include "tether/common/urdf_loader.h"
 #include "tether/local/console/preview.h"
 #include "tether/proto/convert.h"
 #include "tether/proto/task_io.h"
+#include "tether/remote/sim/scene.h"
 #include "tether/remote/task/validation.h"
 
 namespace tether::local::web {
@@ -166,9 +174,60 @@ std::string state_name(ExecutorState state) {
   return name;
 }
 
+nlohmann::json bounds_json(const BoundsParameters& b) {
+  nlohmann::json margin = nullptr;
+  if (!b.joint_limit_margin.isZero()) {
+    margin = nlohmann::json::array();
+    for (int i = 0; i < kArmDof; ++i) margin.push_back(b.joint_limit_margin[i]);
+  }
+  return {
+      {"force", finite_or_null(b.max_force)},
+      {"torque", finite_or_null(b.max_torque)},
+      {"translation", finite_or_null(b.max_translation_deviation)},
+      {"rotation", finite_or_null(b.max_rotation_deviation)},
+      {"arm_angle", finite_or_null(b.max_arm_angle_deviation)},
+      {"joint_margin", margin},
+      // A minimum distance of 0 keeps nothing away: off, as an infinite maximum is.
+      {"min_proximity", b.min_proximity_distance > 0.0 ? finite_or_null(b.min_proximity_distance)
+                                                       : nlohmann::json(nullptr)},
+      {"max_proximity", finite_or_null(b.max_proximity_distance)},
+      {"max_consecutive_overruns", b.max_consecutive_overruns}};
+}
+
+namespace {
+
+// "door_hinge" → "door angle": what an operator calls a scene joint's reading.
+std::string aux_label(const std::string& joint) {
+  std::string name = joint;
+  for (const char* suffix : {"_hinge", "_joint"}) {
+    const std::string_view s(suffix);
+    if (name.size() > s.size() && name.ends_with(s)) name.resize(name.size() - s.size());
+  }
+  std::replace(name.begin(), name.end(), '_', ' ');
+  return name + " angle";
+}
+
+nlohmann::json aux_entries(const std::vector<double>& aux, const SceneDescription* scene) {
+  nlohmann::json out = nlohmann::json::array();
+  if (scene == nullptr) return out;
+  for (const SceneJoint& joint : scene->joints) {
+    if (joint.aux_index < 0 || static_cast<std::size_t>(joint.aux_index) >= aux.size()) continue;
+    // A joint whose range the scene leaves empty has no bounds to show.
+    const bool ranged = joint.lower < joint.upper;
+    out.push_back({{"name", aux_label(joint.name)},
+                   {"value", finite_or_null(aux[static_cast<std::size_t>(joint.aux_index)])},
+                   {"unit", "rad"},
+                   {"min", ranged ? nlohmann::json(joint.lower) : nlohmann::json(nullptr)},
+                   {"max", ranged ? nlohmann::json(joint.upper) : nlohmann::json(nullptr)}});
+  }
+  return out;
+}
+
+}  // namespace
+
 nlohmann::json telemetry_message(const std::string& site, const TelemetrySample& s,
                                  const ArmView* arm, const TaskParameters* task, double link_rtt_ms,
-                                 const JointVector* predicted) {
+                                 const JointVector* predicted, const SceneDescription* scene) {
   const auto joints = [](const JointVector& q) {
     nlohmann::json out = nlohmann::json::array();
     for (int i = 0; i < kArmDof; ++i) out.push_back(q[i]);
@@ -180,6 +239,10 @@ nlohmann::json telemetry_message(const std::string& site, const TelemetrySample&
       {"cycle", s.cycle},
       {"t", s.arm_time},
       {"task_t", s.task_time},
+      // The site's wall clock when its loop sampled the cycle: the page shows the value's age.
+      {"sample_unix_ms", s.timing.sample_unix_ns != 0
+                             ? nlohmann::json(static_cast<double>(s.timing.sample_unix_ns) * 1e-6)
+                             : nlohmann::json(nullptr)},
       {"state", state_name(s.state)},
       {"task", {{"name", s.task_name}, {"id", s.task_id}}},
       {"q", joints(s.measured_joints)},
@@ -223,8 +286,30 @@ nlohmann::json telemetry_message(const std::string& site, const TelemetrySample&
     const Vector3 et = s.error.head<3>();
     const Vector3 er = s.error.segment<3>(3);
     const bool moving = s.state == ExecutorState::kRunning || s.state == ExecutorState::kStopping;
+    m["deviation"] = nullptr;
     if (moving) {
-      m["reference"] = {{"p", vec3(pc - Rc * et)}, {"quat", quat(so3_exp(-(Rc * er)) * Rc)}};
+      const Vector3 pr = pc - Rc * et;
+      const Matrix3 Rr = so3_exp(-(Rc * er)) * Rc;
+      m["reference"] = {{"p", vec3(pr)}, {"quat", quat(Rr)}};
+      // What the site's bounds monitor compares (bounds_monitor.cc): the actual MOTION pose
+      // from the measured joints against x_r. Without the task the MOTION frame is unknown,
+      // and a deviation of the flange would be a wrong number rather than none.
+      if (task != nullptr) {
+        KinematicState state;
+        forward_kinematics(arm->model(), s.measured_joints, state);
+        const Frame actual = motion_frame_pose(state, task->tool_T_motion);
+        // ψ_r = ψ_c − (ψ_c − ψ_r); ψ_actual from the measured joints, where it is defined
+        // (arm_angle.h: not with the elbow on the shoulder-wrist line).
+        double psi = 0.0;
+        const bool psi_defined =
+            ArmAngleModel(task->arm_angle_reference).angle(state, psi) == ArmAngleStatus::kOk;
+        const double psi_r = s.arm_angle - s.error[6];
+        m["deviation"] = {
+            {"translation", (actual.p - pr).norm()},
+            {"rotation", orientation_error(actual.R, Rr).norm()},
+            {"arm_angle", psi_defined ? finite_or_null(std::abs(wrap_angle(psi - psi_r)))
+                                      : nlohmann::json(nullptr)}};
+      }
     } else {
       m["reference"] = nullptr;
     }
@@ -232,8 +317,11 @@ nlohmann::json telemetry_message(const std::string& site, const TelemetrySample&
     m["points"] = nlohmann::json::array();
     m["motion"] = nullptr;
     m["reference"] = nullptr;
+    m["deviation"] = nullptr;
   }
   m["wrench_bounds"] = nullptr;
+  m["bounds"] = task != nullptr ? bounds_json(task->bounds) : nlohmann::json(nullptr);
+  m["aux"] = aux_entries(s.aux, scene);
   m["obstacles"] = nlohmann::json::array();
   if (task != nullptr) {
     if (std::isfinite(task->bounds.max_force) || std::isfinite(task->bounds.max_torque)) {
@@ -261,7 +349,7 @@ std::optional<TaskParameters> parse_and_validate(const std::string& text, const 
   try {
     task = proto::parse_task_text(text, "task");
   } catch (const proto::ConversionError& e) {
-    errors.push_back({e.path().unplaced().to_string(), e.what()});
+    errors.push_back(field_error_of(e));
     return std::nullopt;
   }
   const std::vector<ValidationIssue> issues =
@@ -293,10 +381,119 @@ std::vector<FieldError> field_errors_of(const std::string& message) {
   return out;
 }
 
+FieldError field_error_of(const proto::ConversionError& error) {
+  FieldError out{error.path().unplaced().to_string(), error.what()};
+  if (const auto& at = error.path().position(); at && at->line > 0) {
+    out.line = at->line;
+    out.column = at->column;
+  }
+  return out;
+}
+
 nlohmann::json to_json(const std::vector<FieldError>& errors) {
   nlohmann::json out = nlohmann::json::array();
-  for (const FieldError& e : errors) out.push_back({{"field", e.field}, {"message", e.message}});
+  for (const FieldError& e : errors) {
+    nlohmann::json entry = {{"field", e.field}, {"message", e.message}};
+    // Only a problem placed in the text has a line; its column may be unknown (null).
+    if (e.line > 0) {
+      entry["line"] = e.line;
+      entry["column"] = e.column > 0 ? nlohmann::json(e.column) : nlohmann::json(nullptr);
+    }
+    out.push_back(std::move(entry));
+  }
   return out;
+}
+
+std::string task_summary(double period, const std::vector<Behaviour>& behaviours) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%g ms: ", period * 1e3);
+  std::string list;
+  for (Behaviour b : behaviours) list += (list.empty() ? "" : ", ") + std::string(to_string(b));
+  return text + (list.empty() ? std::string("-") : list);
+}
+
+std::string default_tasks_directory() {
+  return shipped_directory("TETHER_TASKS_DIR", TETHER_SOURCE_TASKS_DIR, TETHER_INSTALL_TASKS_DIR,
+                           "tasks");
+}
+
+std::string task_file_scene(const std::string& file_name, const std::string& text) {
+  // The comments of a shipped task show how to run it: "tether-remote --scene door ...",
+  // or, for a task run against the ground's local model, "--predict iiwa7:door".
+  static const std::regex kScene(R"(^\s*#.*--scene[ =]([A-Za-z]+))");
+  static const std::regex kPredict(R"(^\s*#.*--predict[ =][A-Za-z0-9_]+:([A-Za-z]+))");
+  std::size_t start = 0;
+  std::string predicted;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(start, end - start);
+    start = end + 1;
+    std::smatch match;
+    if (std::regex_search(line, match, kScene) && remote::scene_from_name(match[1].str())) {
+      return match[1];
+    }
+    if (predicted.empty() && std::regex_search(line, match, kPredict) &&
+        remote::scene_from_name(match[1].str())) {
+      predicted = match[1];
+    }
+  }
+  if (!predicted.empty()) return predicted;
+  const std::string stem = std::filesystem::path(file_name).stem().string();
+  const std::string word = stem.substr(0, stem.find('_'));
+  return remote::scene_from_name(word) ? word : std::string();
+}
+
+nlohmann::json task_library(const std::string& directory) {
+  std::error_code error;
+  std::vector<std::filesystem::path> files;
+  for (std::filesystem::directory_iterator it(directory, error), end; !error && it != end;
+       it.increment(error)) {
+    if (it->path().extension() == ".textproto" && it->is_regular_file(error)) {
+      files.push_back(it->path());
+    }
+  }
+  if (error) {
+    throw std::runtime_error("tasks directory '" + directory + "': " + error.message() +
+                             " (set TETHER_TASKS_DIR to the folder of tether's task files)");
+  }
+  std::sort(files.begin(), files.end());
+  nlohmann::json out = nlohmann::json::array();
+  for (const std::filesystem::path& path : files) {
+    const std::string file = path.filename().string();
+    std::ifstream in(path, std::ios::binary);
+    const std::string text(std::istreambuf_iterator<char>(in), {});
+    nlohmann::json entry = {{"name", path.stem().string()},
+                            {"file", file},
+                            {"summary", ""},
+                            {"scene", task_file_scene(file, text)},
+                            {"text", text}};
+    if (!in.good() && !in.eof()) {
+      entry["error"] = file + ": cannot be read";
+    } else {
+      try {
+        const TaskParameters task = proto::parse_task_text(text, file);
+        if (!task.name.empty()) entry["name"] = task.name;
+        entry["summary"] = task_summary(task.period, enabled_behaviours(task));
+      } catch (const proto::ConversionError& e) {
+        // Listed, not dropped: a broken shipped file is something to see, not to miss.
+        entry["error"] = e.what();
+      }
+    }
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+nlohmann::json command_task(const TaskCommand& command, const ArgumentValues& arguments,
+                            const std::string& arm) {
+  const Expansion expansion = expand(command, arguments, KinematicModel(load_preview_arm(arm)));
+  const TaskParameters& task = expansion.task;
+  return {{"name", task.name},
+          {"text", "# tether do " + expansion.command_line + "\n" + proto::to_text(task)},
+          {"scene", command.scene},
+          {"summary", task_summary(task.period, enabled_behaviours(task))},
+          {"command_line", expansion.command_line}};
 }
 
 }  // namespace tether::local::web

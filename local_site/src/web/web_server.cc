@@ -112,22 +112,14 @@ double get_number(const json& request, const char* field, double lo, double hi,
   return it->get<double>();
 }
 
-std::string behaviour_list(const std::vector<Behaviour>& behaviours) {
-  std::string out;
-  for (Behaviour b : behaviours) out += (out.empty() ? "" : ", ") + std::string(to_string(b));
-  return out.empty() ? "-" : out;
-}
-
 json summary_json(const TaskSummary& s) {
   json behaviours = json::array();
   for (Behaviour b : s.behaviours) behaviours.push_back(to_string(b));
-  char period[64];
-  std::snprintf(period, sizeof period, "%g ms", s.period * 1e3);
   return {{"name", s.name},
           {"revision", s.revision},
           {"period", s.period},
           {"behaviours", behaviours},
-          {"summary", std::string(period) + ": " + behaviour_list(s.behaviours)}};
+          {"summary", task_summary(s.period, s.behaviours)}};
 }
 
 json error_reply(const json& id, const std::string& message) {
@@ -234,6 +226,9 @@ struct SiteView {
   double rtt_ms = -1.0;
   std::string error;       // why the last status poll failed
   std::string scene_name;  // the scene the site reports; previews run in it
+  SceneDescription scene;  // its description: names and ranges the aux readings
+  // [ms since the Unix epoch] the ground's clock at the last successful status poll; 0 none.
+  std::int64_t polled_unix_ms = 0;
 };
 
 // A person who may log in, and their clients of the sites (index as the sites), which
@@ -326,7 +321,10 @@ struct WebServer::Impl {
   std::unique_ptr<net::ssl::context> tls;  // null: plain HTTP
   LoginTable logins;
   std::map<std::string, std::unique_ptr<Person>, std::less<>> people;  // empty: no logins
-  std::thread poller;
+  // One status poller per site: a site that does not answer holds up its own poll for the
+  // call's deadline, never the others' (one thread for all left every site "unreachable"
+  // while one was).
+  std::vector<std::thread> pollers;
   std::mutex poller_mutex;
   std::condition_variable poller_wake;
   bool stopping = false;
@@ -354,7 +352,7 @@ struct WebServer::Impl {
   // Closes the WebSockets opened with login `token` (after a logout).
   void close_login(const std::string& token);
   void tick();
-  void poll_sites();
+  void poll_site(SiteView& s);
   json hello(const Person* person) const;
   json site_message(const SiteView& s) const;
   void broadcast(const std::string& text) {
@@ -785,6 +783,54 @@ void WsSession::dispatch(const json& request) {
     });
     return;
   }
+  if (type == "library") {
+    server_.run(self, id, pool, [=] {
+      return ok({{"tasks", task_library(default_tasks_directory())}});
+    });
+    return;
+  }
+  if (type == "command") {
+    // The set `tether do COMMAND --ARG VALUE ...` would build, for the site's arm (else
+    // `arm`, else iiwa7); nothing is uploaded.
+    const std::string name = get_string(request, "command");
+    std::string arm = "iiwa7";
+    if (request.contains("site")) arm = server_.site(request).site.arm;
+    if (request.contains("arm")) arm = get_string(request, "arm");
+    ArgumentValues arguments;
+    if (const auto given = request.find("arguments"); given != request.end()) {
+      if (!given->is_object()) {
+        throw RequestError("arguments = " + quoted(*given) +
+                           ": expected an object of argument name to value, e.g. "
+                           "{\"angle\": \"60\"}");
+      }
+      for (const auto& [key, value] : given->items()) {
+        if (!value.is_string() && !value.is_number()) {
+          throw RequestError("arguments." + key + " = " + quoted(value) +
+                             ": expected the value as text or a number");
+        }
+        arguments[key] = value.is_string() ? value.get<std::string>() : value.dump();
+      }
+    }
+    server_.run(self, id, pool, [=] {
+      const CommandLibrary library = CommandLibrary::load(default_commands_directory());
+      const TaskCommand* command = library.find(name);
+      if (command == nullptr) {
+        const std::string why =
+            "command = \"" + name + "\": no such task command; expected one of " + library.names();
+        json r = error_reply(id, why);
+        r["errors"] = to_json({{"command", why}});
+        return r;
+      }
+      try {
+        return ok(command_task(*command, arguments, arm));
+      } catch (const CommandArgumentError& e) {
+        json r = error_reply(id, e.what());
+        r["errors"] = to_json({{"arguments." + e.argument(), e.what()}});
+        return r;
+      }
+    });
+    return;
+  }
   // The rest call one site.
   SiteView& s = server_.site(request);
   RemoteSiteClient* client = this->client(s);
@@ -847,7 +893,7 @@ void WsSession::dispatch(const json& request) {
         proposed = proto::parse_task_text(text, "task");
       } catch (const proto::ConversionError& e) {
         json r = error_reply(id, e.what());
-        r["errors"] = to_json({{e.path().unplaced().to_string(), e.what()}});
+        r["errors"] = to_json({field_error_of(e)});
         return r;
       }
       const TaskParameters stored = client->get(task).second;
@@ -889,8 +935,8 @@ void WsSession::dispatch(const json& request) {
   } else {
     throw RequestError("type = \"" + type +
                        "\": unknown; expected subscribe, stop, start, reset, recover, list_tasks, "
-                       "get_task, validate, upload, diff, set_parameter, commands, audit, "
-                       "lease, teleop, gamepad, heartbeat or visibility");
+                       "get_task, validate, upload, diff, set_parameter, commands, library, "
+                       "command, audit, lease, teleop, gamepad, heartbeat or visibility");
   }
 }
 
@@ -1261,7 +1307,9 @@ json WebServer::Impl::site_message(const SiteView& s) const {
       {"lease_holder", s.lease_holder},
       {"link_rtt_ms", s.rtt_ms >= 0.0 ? json(s.rtt_ms) : json(nullptr)},
       {"task", {{"name", s.task_name}, {"id", s.task_id}}},
-      {"error", s.error}};
+      {"error", s.error},
+      // The page shows how old lease_holder, link_rtt_ms and the rest are.
+      {"polled_unix_ms", s.polled_unix_ms != 0 ? json(s.polled_unix_ms) : json(nullptr)}};
   return m;
 }
 
@@ -1299,6 +1347,20 @@ void WebServer::Impl::take_samples() {
     const TelemetrySample& sample = s->slot.front().telemetry;
     const bool changed =
         sample.state != s->state || sample.task_id != s->task_id || !(sample.breach == s->breach);
+    // The site stopped by itself (a breach, another operator's stop) under the browser's
+    // teleoperation: the enable goes at once, with the site's reason, as it does for the
+    // page's own STOP (which released it already, with "stop").
+    const bool left_running =
+        s->state == ExecutorState::kRunning &&
+        (sample.state == ExecutorState::kStopping || sample.state == ExecutorState::kStopped);
+    const bool new_breach = sample.breach && !(sample.breach == s->breach);
+    if ((left_running || new_breach) && s->site.name == options.teleop_site && options.gamepad &&
+        options.gamepad->holder() != 0) {
+      release_teleop(0, sample.breach
+                            ? "the site stopped: " + std::string(to_string(sample.breach.cause)) +
+                                  ": " + sample.breach.description
+                            : std::string("the site stopped"));
+    }
     s->state = sample.state;
     s->breach = sample.breach;
     if (sample.task_id != s->task_id) s->task.reset();
@@ -1324,7 +1386,8 @@ void WebServer::Impl::tick() {
         const SiteView::Sample& sample = s.slot.front();
         s.message = telemetry_message(s.site.name, sample.telemetry, s.arm.get(),
                                       s.task ? &*s.task : nullptr, s.rtt_ms,
-                                      sample.has_predicted ? &sample.predicted : nullptr)
+                                      sample.has_predicted ? &sample.predicted : nullptr,
+                                      s.scene.name.empty() ? nullptr : &s.scene)
                         .dump();
         s.message_seq = s.seq;
       }
@@ -1353,9 +1416,9 @@ void WebServer::Impl::accept() {
   });
 }
 
-void WebServer::Impl::poll_sites() {
+void WebServer::Impl::poll_site(SiteView& s) {
   for (;;) {
-    for (auto& s : sites) {
+    {
       {
         std::lock_guard lock(poller_mutex);
         if (stopping) return;
@@ -1364,19 +1427,27 @@ void WebServer::Impl::poll_sites() {
       std::string error;
       const auto t0 = Clock::now();
       try {
-        status = s->site.client->status();
+        status = s.site.client->status();
       } catch (const std::exception& e) {
         error = e.what();
       }
       const double rtt = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-      SiteView* view = s.get();
-      net::post(*ioc, [this, view, status, error, rtt] {
+      const std::int64_t polled_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                         std::chrono::system_clock::now().time_since_epoch())
+                                         .count();
+      SiteView* view = &s;
+      net::post(*ioc, [this, view, status, error, rtt, polled_ms] {
         view->polled = true;
         view->connected = error.empty();
         view->error = error;
         if (error.empty()) {
           view->lease_holder = status.controller;
           view->scene_name = status.scene.name;
+          if (!(view->scene == status.scene)) {
+            view->scene = status.scene;
+            view->message.reset();  // its aux entries are named after the scene
+          }
+          view->polled_unix_ms = polled_ms;
           view->rtt_ms = rtt;
           // Before the first sample the status is all the server knows of the executor.
           if (view->seq == 0) {
@@ -1502,10 +1573,12 @@ WebServer::WebServer(WebServerOptions options, const std::vector<WebSite>& sites
     lower_priority();
     m.ioc->run();
   });
-  m.poller = std::thread([&m] {
-    lower_priority();
-    m.poll_sites();
-  });
+  for (auto& site : m.sites) {
+    m.pollers.emplace_back([&m, view = site.get()] {
+      lower_priority();
+      m.poll_site(*view);
+    });
+  }
 }
 
 WebServer::~WebServer() {
@@ -1515,7 +1588,9 @@ WebServer::~WebServer() {
     m.stopping = true;
   }
   m.poller_wake.notify_all();
-  if (m.poller.joinable()) m.poller.join();
+  for (std::thread& poller : m.pollers) {
+    if (poller.joinable()) poller.join();
+  }
   // Close the browsers' sockets on the server thread, then let it end.
   net::post(*m.ioc, [&m] {
     beast::error_code ignored;

@@ -92,6 +92,7 @@ TEST_F(TelemetryHub, HelloArmAndSiteOnConnect) {
   // The status poll of a closed port fails: the site shows as not connected, and why.
   const json polled = c.next("site");
   EXPECT_EQ(polled["connected"], false);
+  EXPECT_TRUE(polled["polled_unix_ms"].is_null()) << "no poll has succeeded";
   EXPECT_NE(polled["error"].get<std::string>().find("127.0.0.1:1"), std::string::npos)
       << polled.dump();
 }
@@ -116,6 +117,11 @@ TEST_F(TelemetryHub, TelemetryCarriesForwardKinematics) {
   EXPECT_EQ(t["wrench"][2], 3.0);
   EXPECT_EQ(t["dropped"], 0);
   EXPECT_TRUE(t["clearance"].is_null());  // infinite: no obstacle
+  // Without the task and the site's scene: no bounds, no deviation, no named readings.
+  EXPECT_TRUE(t["bounds"].is_null());
+  EXPECT_TRUE(t["deviation"].is_null());
+  EXPECT_EQ(t["aux"], json::array());
+  EXPECT_TRUE(t["sample_unix_ms"].is_null());
 }
 
 TEST_F(TelemetryHub, ThePredictedArmComesBesideTheMeasuredOneWhenThereIsAModel) {

@@ -1,6 +1,7 @@
 // Teleoperation from the browser: the WebGamepad hand-off and the `--device web` hand
 // controller, and over a real WebSocket the enable released — with a `teleop` message
-// saying why — when heartbeats stop, the page hides, the socket closes or STOP is pressed.
+// saying why — when heartbeats stop, the page hides, the socket closes, STOP is pressed or
+// the teleoperated site stops by itself.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -150,6 +151,49 @@ TEST_F(WebTeleop, StopReleasesTheEnable) {
   const json r = c.next("reply", 2);
   EXPECT_FALSE(r["ok"].get<bool>());
   EXPECT_NE(r["error"].get<std::string>().find("127.0.0.1:1"), std::string::npos) << r.dump();
+}
+
+// A sample of the teleoperated site in `state`, with `breach` (none when empty).
+TelemetrySample site_sample(std::uint64_t cycle, ExecutorState state, BreachCause cause = {},
+                            const std::string& detail = "") {
+  TelemetrySample s;
+  s.cycle = cycle;
+  s.state = state;
+  s.breach.cause = cause;
+  s.breach.description = detail;
+  return s;
+}
+
+// The site stops by itself while the browser teleoperates: the enable goes at once with the
+// site's reason, not only when the operator presses Esc.
+TEST_F(WebTeleop, ASitesOwnStopReleasesTheEnableWithTheSitesReason) {
+  WsClient c(server_->port());
+  ASSERT_TRUE(enable(c, 1));
+  server_->publish_telemetry(0, site_sample(1, ExecutorState::kRunning));
+  while (c.next("telemetry")["state"] != "RUNNING") {
+  }
+  c.send({{"type", "heartbeat"}, {"seq", 100}});
+  EXPECT_NE(gamepad_->holder(), 0u);
+  const std::string detail = "torque 61.2 N·m exceeds the bound 60 N·m at t = 2.000 s";
+  server_->publish_telemetry(
+      0, site_sample(2, ExecutorState::kStopping, BreachCause::kTorque, detail));
+  const json m = released(c);
+  EXPECT_EQ(m["reason"], "the site stopped: torque: " + detail);
+  EXPECT_EQ(m["site"], "left");
+  EXPECT_EQ(gamepad_->holder(), 0u);
+  EXPECT_FALSE(gamepad_->enabled(WebGamepad::now_ns()));
+}
+
+TEST_F(WebTeleop, ASiteLeavingRunningWithoutABreachReleasesTheEnable) {
+  WsClient c(server_->port());
+  ASSERT_TRUE(enable(c, 1));
+  server_->publish_telemetry(0, site_sample(1, ExecutorState::kRunning));
+  while (c.next("telemetry")["state"] != "RUNNING") {
+  }
+  c.send({{"type", "heartbeat"}, {"seq", 100}});
+  server_->publish_telemetry(0, site_sample(2, ExecutorState::kStopped));
+  EXPECT_EQ(released(c)["reason"], "the site stopped");
+  EXPECT_EQ(gamepad_->holder(), 0u);
 }
 
 TEST_F(WebTeleop, WrongSiteAndBadAxesAreRefused) {

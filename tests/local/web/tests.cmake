@@ -9,10 +9,15 @@ target_link_libraries(tether_web_test_client
   PUBLIC nlohmann_json::nlohmann_json PRIVATE Boost::headers OpenSSL::SSL OpenSSL::Crypto)
 target_include_directories(tether_web_test_client PUBLIC local/web)
 
-foreach(unit static_files telemetry_hub teleop)
+foreach(unit static_files telemetry_hub teleop requests)
   tether_add_test(web_${unit}_test SOURCES local/web/${unit}_test.cc
                   LIBS tether::local tether_web_test_client)
 endforeach()
+# The wire format's pure functions (web_protocol.h), against the shipped tasks and commands.
+tether_add_test(web_protocol_test SOURCES local/web/protocol_test.cc
+                LIBS tether::local tether::proto)
+target_compile_definitions(web_protocol_test PRIVATE
+  TETHER_TASK_DIR="${PROJECT_SOURCE_DIR}/remote_site/tasks")
 tether_add_test(web_auth_test SOURCES local/web/web_auth_test.cc LIBS tether::local)
 # `--device web` through open_hand_controller (standalone Asio: no Boost.Asio beside it).
 tether_add_test(web_device_test SOURCES local/web/device_test.cc LIBS tether::local)

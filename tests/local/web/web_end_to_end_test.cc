@@ -151,10 +151,25 @@ TEST_F(WebEndToEnd, StopOverTheWebSocketStopsARunningTask) {
   json t = telemetry_in(c, {"RUNNING"});
   EXPECT_EQ(t["points"].size(), 9u);
   EXPECT_EQ(t["task"]["name"], "door_force");
-  // Once the ground has fetched the task, its bounds come with the telemetry.
-  for (int i = 0; i < 300 && t["wrench_bounds"].is_null(); ++i) t = telemetry_in(c, {"RUNNING"});
+  // Once the ground has fetched the task, its bounds come with the telemetry, and once it has
+  // polled the site's status, the door's angle with the hinge's range.
+  for (int i = 0; i < 300 && (t["wrench_bounds"].is_null() || t["aux"].empty()); ++i) {
+    t = telemetry_in(c, {"RUNNING"});
+  }
   ASSERT_FALSE(t["wrench_bounds"].is_null()) << t.dump();
   EXPECT_EQ(t["wrench_bounds"]["force"], 150.0);
+  EXPECT_EQ(t["bounds"]["force"], 150.0);
+  EXPECT_EQ(t["bounds"]["translation"], 0.05);
+  ASSERT_FALSE(t["deviation"].is_null()) << t.dump();
+  EXPECT_LT(t["deviation"]["translation"].get<double>(), 0.05) << t.dump();
+  ASSERT_EQ(t["aux"].size(), 1u) << t.dump();
+  EXPECT_EQ(t["aux"][0]["name"], "door angle");
+  EXPECT_LT(t["aux"][0]["min"].get<double>(), t["aux"][0]["max"].get<double>());
+  // The site's sample time is the site's clock, here this machine's.
+  const double now_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  EXPECT_NEAR(t["sample_unix_ms"].get<double>(), now_ms, 5000.0) << t.dump();
 
   r = c.request({{"type", "set_parameter"},
                  {"site", "door"},
@@ -182,6 +197,9 @@ TEST_F(WebEndToEnd, StopOverTheWebSocketStopsARunningTask) {
   // The site message says so too, and the audit trail names the operator.
   json site = c.next("site");
   while (site["state"] != "STOPPED") site = c.next("site");
+  // Every site message after the first poll says when the ground last heard the site.
+  ASSERT_TRUE(site["polled_unix_ms"].is_number_integer()) << site.dump();
+  EXPECT_NEAR(site["polled_unix_ms"].get<double>(), now_ms, 30000.0) << site.dump();
   r = c.request({{"type", "audit"}, {"site", "door"}, {"first", 0}, {"max", 100}}, 10);
   ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
   const std::string lines = r["lines"].dump();

@@ -15,8 +15,14 @@
 #include <vector>
 
 #include "tether/common/kinematics.h"
+#include "tether/common/scene_description.h"
+#include "tether/local/commands/task_command.h"
 #include "tether/local/link/site_types.h"
 #include "tether/remote/task/task_parameters.h"
+
+namespace tether::proto {
+class ConversionError;  // tether/proto/convert.h
+}  // namespace tether::proto
 
 namespace tether::local::web {
 
@@ -79,14 +85,21 @@ nlohmann::json arm_message(const std::string& site, const ArmView& arm,
                            const std::vector<double>& radii);
 
 // `telemetry` message of one sample, without the per-client "dropped" count. `arm` may be
-// null (an arm the ground cannot model: no points, motion, reference); `task` is the
-// running task's parameters when the ground has fetched them (bounds, obstacles, the MOTION
-// frame), else null; link_rtt_ms < 0 when unknown.
+// null (an arm the ground cannot model: no points, motion, reference, deviation); `task` is
+// the running task's parameters when the ground has fetched them (bounds, obstacles, the
+// MOTION frame, deviation), else null; link_rtt_ms < 0 when unknown.
 // `predicted`: the ground's local model's joints for this moment (teleoperation across a
 // delayed link with --predict), drawn as the predicted arm; null: none.
+// `scene`: what the site reports its arm works in (status); its joints that report in the
+// sample's aux name the "aux" entries and give their ranges. Null: none known, no entries.
 nlohmann::json telemetry_message(const std::string& site, const TelemetrySample& sample,
                                  const ArmView* arm, const TaskParameters* task, double link_rtt_ms,
-                                 const JointVector* predicted = nullptr);
+                                 const JointVector* predicted = nullptr,
+                                 const SceneDescription* scene = nullptr);
+
+// The "bounds" member of a telemetry message: the running task's BoundsParameters, each
+// bound null where it is off (PROTOCOL.md).
+nlohmann::json bounds_json(const BoundsParameters& bounds);
 
 // "RUNNING", "STOPPED", ... (the executor state as the protocol spells it).
 std::string state_name(ExecutorState state);
@@ -96,7 +109,15 @@ std::string state_name(ExecutorState state);
 struct FieldError {
   std::string field;
   std::string message;
+  // Where the text is at fault, 1-based; 0 when unknown (a validation issue is placed by
+  // its field, a parse error by the spot the parser reports).
+  int line = 0;
+  int column = 0;
 };
+
+// A parse or conversion error of a task text as a field error, with its line and column
+// when the error is placed in the text.
+FieldError field_error_of(const proto::ConversionError& error);
 
 // Parses `text` (protobuf text format) and validates it for `arm` (iiwa7 or panda) with the
 // console's own checks (tether::proto::parse_task_text, validate_task). Returns the task,
@@ -110,4 +131,32 @@ std::vector<FieldError> field_errors_of(const std::string& message);
 
 nlohmann::json to_json(const std::vector<FieldError>& errors);
 
+// "1 ms: force control, trajectory" ("-" for no behaviour): a task's summary as list_tasks
+// and the library give it.
+std::string task_summary(double period, const std::vector<Behaviour>& behaviours);
+
+// Where the console finds the task files tether ships (remote_site/tasks/*.textproto):
+// $TETHER_TASKS_DIR when set; else the source tree's remote_site/tasks (a build tree),
+// <install prefix>/share/tether/tasks and ../share/tether/tasks beside the running program;
+// else the install prefix's, for the message that it is missing (as
+// default_commands_directory()).
+std::string default_tasks_directory();
+
+// The scene a shipped task file is written for: the `--scene NAME` (or `--predict ARM:NAME`)
+// of its comments, else its file name's first word ("door_force.textproto": door) when that
+// names a scene; "" when neither says.
+std::string task_file_scene(const std::string& file_name, const std::string& text);
+
+// The `library` reply's "tasks": every *.textproto of `directory` (not recursing), sorted
+// by file name, each {"name","file","summary","scene","text"}; a file that does not parse
+// is listed with "error" (the parser's message) and an empty summary. Throws
+// std::runtime_error naming a directory that cannot be read.
+nlohmann::json task_library(const std::string& directory);
+
+// The `command` reply's fields for `command` expanded with `arguments` for `arm` (iiwa7 or
+// panda), as `tether do` builds the set: {"name","text","scene","summary"}. Throws what
+// expand() throws: CommandArgumentError for a bad argument, TaskValidationError for a set
+// the arm cannot run.
+nlohmann::json command_task(const TaskCommand& command, const ArgumentValues& arguments,
+                            const std::string& arm);
 }  // namespace tether::local::web
