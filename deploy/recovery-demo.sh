@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # From a joint-limit stop to a restarted task, through the real pair over mutual TLS
 # (docs/stops-and-recovery.md): a remote site on the embedded simulated arm (free scene)
-# runs deploy/examples/reach_down.textproto until its joint-limit margin stops it; the reset
+# runs remote_site/tasks/reach_down.textproto until its joint-limit margin stops it; the reset
 # is refused while the breach persists; a jog towards the limit is refused naming the
 # direction; the jog away moves the arm out at the site's recovery speed; the reset is then
 # accepted and a task starts again. Each step is checked; the last line is "PASS recovery".
@@ -43,8 +43,8 @@ expect() {  # expect CODE TEXT: the last command's exit code and a line of its o
   grep -q -- "$2" "$work/out" || fail "expected '$2' in the output"
 }
 
-tether upload deploy/examples/reach_down.textproto --no-preview >/dev/null
-tether upload deploy/examples/hold_here.textproto --no-preview >/dev/null
+tether upload remote_site/tasks/reach_down.textproto --no-preview >/dev/null
+tether upload remote_site/tasks/hold_here.textproto --no-preview >/dev/null
 status=0; tether start reach_down --wait-seconds 8 || status=$?
 expect 1 "joint-limit margin (joint 4)"
 status=0; tether reset || status=$?
