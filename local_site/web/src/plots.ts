@@ -1,9 +1,22 @@
 // Live plots of the active site's telemetry (uPlot): a rolling 10 s window, redrawn at most
 // once per animation frame and only when a sample arrived, and only the plots in view.
+//
+// Scales and ticks (plot_scale.ts): a span below a plot's floor (the arm angle's 1e-16 rad of
+// noise) is drawn flat around its value on a readable range, labels never repeat and the
+// y axes are as wide as their widest label (no label clipped at the edge), counts get integer
+// ticks, and force and torque are drawn as shares of their bounds (see the wrench plot).
+//
+// The canvases are CPU-backed (willReadFrequently): see cpuCanvases below. The panel greys
+// with "no data for N s" when the active site's telemetry is older than 1 s.
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
+import "./readouts.css";
 import { el, stats, type Store } from "./store";
 import type { TelemetryMsg } from "./protocol";
+import {
+  countRange, flatRange, INTEGER_INCRS, shareRange, tickLabels, wrenchShares, type Floor,
+} from "./plot_scale";
+import { ageLabel, staleAfterMs, type BoundsMsg } from "./readout_values";
 
 const WINDOW_S = 10;
 // 10 s at the highest rate a client may subscribe to (60 Hz), with a margin.
@@ -74,55 +87,23 @@ function put(c: Column, v: number | null): void {
 
 const finite = (v: number | null | undefined): number | null => (v == null || !Number.isFinite(v) ? null : v);
 
-/** The decimals that show a tick spacing exactly (0.25 → 2). */
-function decimalsOf(incr: number): number {
-  if (!(incr > 0)) return 0;
-  const text = String(+incr.toPrecision(6));
-  const dot = text.indexOf(".");
-  const exact = /e/.test(text) ? Math.ceil(-Math.log10(incr)) : dot < 0 ? 0 : text.length - dot - 1;
-  return Math.max(0, exact);
-}
-
-/** Y-axis labels that fit the axis's width: the decimals the tick spacing needs, k / M for
- *  large values, and powers of ten when ticks finer than 0.0001 need more than 7 characters
- *  (an arm angle that barely moves read 0.0000 at every tick with 4 decimals at most). */
-function yValues(_u: uPlot, splits: number[], _axis: number, _space: number, incr: number): string[] {
-  const decimals = decimalsOf(incr);
-  if (decimals > 4) {
-    const fixed = splits.map((v) => v.toFixed(decimals));
-    if (fixed.every((l) => l.length <= 7)) return fixed;
-    const top = Math.max(...splits.map(Math.abs));
-    const digits = Math.min(4, Math.max(0, Math.floor(Math.log10(top || incr)) - Math.floor(Math.log10(incr))));
-    return splits.map((v) => (Math.abs(v) < incr / 2 ? "0" : v.toExponential(digits)));
-  }
-  return splits.map((v) => {
-    const a = Math.abs(v);
-    if (a >= 1e6) return `${+(v / 1e6).toFixed(1)}M`;
-    if (a >= 1e4) return `${+(v / 1e3).toFixed(1)}k`;
-    return v.toFixed(decimals);
-  });
-}
-
-/** Auto y range: the data's span with 10 % room; a flat line gets ±10 % of its value (±1
- *  around zero) instead of uPlot's 0..100, so its ticks read near the value. */
-function yRange(_u: uPlot, min: number | null, max: number | null): uPlot.Range.MinMax {
-  if (min == null || max == null || !Number.isFinite(min) || !Number.isFinite(max)) return [0, 1];
-  if (max - min <= 1e-12 * Math.max(1, Math.abs(max))) {
-    const pad = Math.abs(max) > 0 ? Math.abs(max) * 0.1 : 1;
-    return [min - pad, max + pad];
-  }
-  const pad = (max - min) * 0.1;
-  return [min >= 0 && min - pad < 0 ? 0 : min - pad, max + pad];
-}
+/** Telemetry with the fields the back end is adding (PROTOCOL.md), each optional. */
+type Telemetry = TelemetryMsg & { bounds?: BoundsMsg | null };
 
 interface PlotSpec {
   id: string;
   title: string;
   series: uPlot.Series[];
+  /** Per y scale: its floor (flat below it), or "count" (integers) or "share" (of a bound:
+   *  0..1.1); the scales a spec fixes in `scales` are left as they are. */
+  ranges: Record<string, Floor | "count" | "share">;
   scales?: uPlot.Scales;
   axes?: uPlot.Axis[];
   /** Values for each series (after the time) from one telemetry message. */
-  sample: (m: TelemetryMsg, store: Store) => (number | null | undefined)[];
+  sample: (m: Telemetry, store: Store) => (number | null | undefined)[];
+  /** Called with the latest message at most 4 times a second: legend text that depends on
+   *  the task (the bounds' values). */
+  legend?: (m: Telemetry) => (string | null)[];
 }
 
 const PALETTE = ["#4da3ff", "#ff8c1a", "#5cd67a", "#e05cff", "#ffd84d", "#4dffe1", "#ff5c8a", "#b0b0b0"];
@@ -136,29 +117,58 @@ function bound(label: string, stroke: string, scale?: string): uPlot.Series {
 const norm = (v: number[] | undefined): number | null =>
   v && v.length >= 3 ? Math.hypot(v[0], v[1], v[2]) : null;
 
+/** The force and torque bounds of the running task, from wrench_bounds or bounds. */
+function wrenchBounds(m: Telemetry): { force: number | null; torque: number | null } {
+  return {
+    force: m.wrench_bounds?.force ?? m.bounds?.force ?? null,
+    torque: m.wrench_bounds?.torque ?? m.bounds?.torque ?? null,
+  };
+}
+
+const fmtBound = (v: number | null, unit: string): string =>
+  v == null ? "no bound" : `${+v.toPrecision(4)} ${unit}`;
+
 function specs(joints: number): PlotSpec[] {
   return [
     {
+      // Force and torque as shares of their bounds on one 0..1.1 axis, the bound at 1, and
+      // not in N and N·m on two axes: there the two auto-ranged axes put the 150 N and the
+      // 60 N·m bounds on the same height, one dashed line meaning two numbers, and which of
+      // the two is nearer its stop could not be read. As shares, one line is both bounds by
+      // construction, the nearer quantity is the higher line, the range is fixed (no
+      // rescaling as the wrench changes) and it costs one canvas, not two (the page draws
+      // on the CPU on machines without a GPU). The absolute values and the bounds are in the
+      // legend and in the readouts beside the 3-D view. A quantity whose bound is off has
+      // no share: its line is left out and its legend says so.
       id: "wrench",
-      title: "wrench: |F| [N] (left), |M| [N·m] (right) against their bounds",
+      title: "force and torque as shares of their bounds (1 = the bound: the site stops above it)",
       series: [
-        line("|F| N", "#4da3ff"),
-        bound("F bound", "#4da3ff"),
-        line("|M| N·m", "#ff8c1a", { scale: "torque" }),
-        bound("M bound", "#ff8c1a", "torque"),
+        line("|F| / F max", "#4da3ff", { scale: "share" }),
+        line("|M| / M max", "#ff8c1a", { scale: "share" }),
+        bound("bound", "#ff5c5c", "share"),
       ],
-      axes: [{}, { scale: "y" }, { scale: "torque", side: 1, grid: { show: false } }],
-      sample: (m) => [
-        norm(m.wrench),
-        m.wrench_bounds?.force,
-        norm(m.wrench.slice(3)),
-        m.wrench_bounds?.torque,
-      ],
+      ranges: { share: "share" },
+      axes: [{}, { scale: "share" }],
+      sample: (m) => {
+        const s = wrenchShares(m.wrench, wrenchBounds(m));
+        return [s.force, s.torque, 1];
+      },
+      legend: (m) => {
+        const b = wrenchBounds(m);
+        const f = norm(m.wrench);
+        const t = norm(m.wrench?.slice(3));
+        return [
+          `|F| ${f == null ? "—" : f.toFixed(1)} N / ${fmtBound(b.force, "N")}`,
+          `|M| ${t == null ? "—" : t.toFixed(2)} N·m / ${fmtBound(b.torque, "N·m")}`,
+          null,
+        ];
+      },
     },
     {
       id: "joints",
       title: "joints, normalised to their limits (±1 = limit)",
       series: Array.from({ length: joints }, (_, i) => line(`q${i + 1}`, PALETTE[i % PALETTE.length])),
+      ranges: {},
       scales: { y: { auto: false, range: [-1.05, 1.05] } },
       sample: (m, store) => {
         const arm = store.arms.get(m.site);
@@ -170,15 +180,19 @@ function specs(joints: number): PlotSpec[] {
       },
     },
     {
+      // The arm angle as the site reports it: 1e-16 rad of noise on a still arm is drawn flat
+      // on ±0.01 rad (0.6°), finer than anything an operator acts on, with a tick at zero.
       id: "psi",
       title: "arm angle ψ [rad]",
       series: [line("ψ", "#e05cff")],
+      ranges: { y: { minSpan: 0.01 } },
       sample: (m) => [m.psi],
     },
     {
       id: "p",
       title: "achieved fraction p (dashed: warn below)",
       series: [line("p", "#5cd67a"), bound("warn", "#ffb347")],
+      ranges: {},
       scales: { y: { auto: false, range: [0, 1.05] } },
       sample: (m) => [m.p_achieved, m.p_warn_below],
     },
@@ -186,32 +200,46 @@ function specs(joints: number): PlotSpec[] {
       id: "clearance",
       title: "obstacle clearance [m]",
       series: [line("clearance", "#4dffe1")],
+      ranges: { y: { minSpan: 0.005 } },
       sample: (m) => [m.clearance],
     },
     {
       id: "timing",
-      title: "loop timing: period error and compute [µs] (left), overruns (right)",
+      title: "loop timing: period error and compute [µs] (left), overruns (right, a count)",
       series: [
         line("period error µs", "#ffd84d"),
         line("compute µs", "#4da3ff"),
         line("overruns", "#ff5c5c", { scale: "count" }),
       ],
-      axes: [{}, { scale: "y" }, { scale: "count", side: 1, grid: { show: false } }],
+      ranges: { y: { minSpan: 10 }, count: "count" },
+      axes: [{}, { scale: "y" }, { scale: "count", side: 1, grid: { show: false }, incrs: INTEGER_INCRS }],
       sample: (m) => [m.timing.period_error_us, m.timing.compute_us, m.timing.overruns],
     },
     {
       id: "rtt",
       title: "link round trip [ms]",
       series: [line("RTT ms", "#b0b0b0")],
+      ranges: { y: { minSpan: 0.5, nonNegative: true } },
       sample: (m) => [m.link_rtt_ms],
     },
   ];
 }
 
-/** Every y scale the plot's series use, ranged by yRange unless the spec fixes it. */
+/** Every y scale the plot's series use, ranged by its spec (a floor of 1e-9 unless given). */
 function autoScales(spec: PlotSpec): uPlot.Scales {
   const scales: uPlot.Scales = {};
-  for (const s of spec.series) scales[s.scale ?? "y"] = { range: yRange };
+  for (const s of spec.series) {
+    const key = s.scale ?? "y";
+    const how = spec.ranges[key] ?? { minSpan: 1e-9 };
+    scales[key] = {
+      range:
+        how === "count"
+          ? (_u, min, max) => countRange(min, max)
+          : how === "share"
+            ? (_u, _min, max) => shareRange(max)
+            : (_u, min, max) => flatRange(min, max, how),
+    };
+  }
   return scales;
 }
 
@@ -220,6 +248,8 @@ interface LivePlot {
   plot: uPlot;
   cols: Column[];
   data: uPlot.AlignedData;
+  /** The legend's label elements, one per series. */
+  labels: HTMLElement[];
 }
 
 const AXIS_FONT = "10px system-ui, sans-serif";
@@ -229,15 +259,69 @@ const axisStyle: uPlot.Axis = {
   grid: { stroke: "#2a3038", width: 1 },
   ticks: { stroke: "#2a3038", width: 1, size: 4 },
 };
+
+/** Measures label widths in the axis font (one detached canvas, never drawn). */
+let measurer: CanvasRenderingContext2D | null = null;
+function textWidth(text: string): number {
+  measurer ??= document.createElement("canvas").getContext("2d");
+  if (!measurer) return text.length * 6;
+  measurer.font = AXIS_FONT;
+  return measurer.measureText(text).width;
+}
+/**
+ * A y axis as wide as its widest label, ticks and gap, so that no label is clipped at the
+ * plot's edge (a fixed 42 px cut "-1.25e-7" to ".25e-7"). The width only grows, from a
+ * least width that aligns the plots' left edges: uPlot sizes its axes in at most three
+ * passes, and a width that went up and down between them left the plot laid out for one
+ * width and the labels drawn for another (the minus signs of the joints' plot cut off).
+ */
+function ySize(least: number): uPlot.Axis.Size {
+  let width = least;
+  return (_u, values) => {
+    if (values && values.length) {
+      const widest = Math.max(...values.map((v) => textWidth(String(v ?? ""))));
+      width = Math.max(width, Math.ceil(widest) + 4 + 3 + 4);
+    }
+    return width;
+  };
+}
+const labelsOf = (_u: uPlot, splits: number[], _axis: number, _space: number, incr: number): string[] =>
+  tickLabels(splits, incr);
 // Time along the bottom in a thin strip (uPlot's default 50 px left the plot area ~46 px
 // tall, room for a single y tick); the y axes get a tick every 16 px or more.
-const xAxis: uPlot.Axis = { ...axisStyle, size: 22, gap: 2, space: 50 };
-const yAxis: uPlot.Axis = { ...axisStyle, size: 42, gap: 3, space: 16, values: yValues };
+const xAxis: uPlot.Axis = { ...axisStyle, size: 22, gap: 2, space: 50, values: labelsOf };
+const yAxis = (least: number): uPlot.Axis => ({ ...axisStyle, size: ySize(least), gap: 3, space: 16, values: labelsOf });
+
+/**
+ * Makes the 2-D contexts created while `make` runs CPU-backed (willReadFrequently): Chromium
+ * never GPU-accelerates such a canvas. A GPU-accelerated canvas costs nothing on a GPU, but
+ * where Chromium composites with an emulated GPU (SwiftShader forced, or trusted for want
+ * of a GPU) every path of every redraw is rasterised by the emulator in the GPU process,
+ * which then holds every frame of the page: with SwiftShader forced, two 1 kHz sites and
+ * teleoperation, the plots redrew at 6–11 Hz with accelerated canvases and at 13 with these
+ * (tests/browser/render-rate.sh; the rest of the way came from giving them layers of their
+ * own, readouts.css, and from the 3-D view's budget). On the CPU a redraw of one of these
+ * small plots costs about a millisecond, so they are CPU-backed everywhere.
+ */
+export function cpuCanvases<T>(make: () => T): T {
+  const proto = HTMLCanvasElement.prototype;
+  const original = proto.getContext;
+  proto.getContext = function (this: HTMLCanvasElement, kind: string, options?: unknown) {
+    const opts = kind === "2d" ? { ...(options as object | undefined), willReadFrequently: true } : options;
+    return original.call(this, kind, opts as CanvasRenderingContext2DSettings);
+  } as typeof proto.getContext;
+  try {
+    return make();
+  } finally {
+    proto.getContext = original;
+  }
+}
 
 export function mountPlots(root: HTMLElement, store: Store): void {
   const holder = el("div");
   const rate = el("div", { class: "dim", id: "plot-rate" });
-  root.append(el("h2", { text: "live plots (10 s)" }), rate, holder);
+  const age = el("div", { class: "stale-note", id: "plots-age" });
+  root.append(el("h2", { text: "live plots (10 s)" }), age, rate, holder);
   const win = new Window();
   let plots: LivePlot[] = [];
   let jointCount = -1;
@@ -256,21 +340,25 @@ export function mountPlots(root: HTMLElement, store: Store): void {
     plots = specs(joints).map((spec) => {
       const div = el("div", { class: "plot", id: `plot-${spec.id}` }, el("div", { class: "title", text: spec.title }));
       holder.append(div);
-      const axes = (spec.axes ?? [{}, {}]).map((a, i) => ({ ...(i === 0 ? xAxis : yAxis), ...a }));
+      // A size function per axis: each keeps its own width.
+      const axes = (spec.axes ?? [{}, {}]).map((a, i) =>
+        ({ ...(i === 0 ? xAxis : yAxis(a.side === 1 ? 20 : 34)), ...a }));
+      // Labels as elements, so the legend can carry the bounds' values as they change.
+      const labels = spec.series.map((s) => el("span", { text: String(s.label ?? "") }));
       const opts: uPlot.Options = {
         width,
         height: 118,
         legend: { show: true, live: false },
         cursor: { show: false },
         scales: { x: { time: false }, ...autoScales(spec), ...(spec.scales ?? {}) },
-        series: [{ label: "t [s]" }, ...spec.series],
+        series: [{ label: "t [s]" }, ...spec.series.map((s, i) => ({ ...s, label: labels[i] as unknown as string }))],
         axes,
       };
       const cols = spec.series.map(() => win.column());
       const data = [win.t, ...cols] as uPlot.AlignedData;
-      const plot = new uPlot(opts, data, div);
+      const plot = cpuCanvases(() => new uPlot(opts, data, div));
       observer.observe(plot.root);
-      return { spec, plot, cols, data };
+      return { spec, plot, cols, data, labels };
     });
   };
 
@@ -279,11 +367,14 @@ export function mountPlots(root: HTMLElement, store: Store): void {
     dirty = true;
   });
 
+  // When the active site's telemetry arrived (performance.now()): the panel's age.
+  let arrivedAt = -Infinity;
   store.on("telemetry", (site) => {
     stats.telemetry++;
     if (site !== store.activeSite) return;
-    const m = store.telemetry.get(site);
+    const m = store.telemetry.get(site) as Telemetry | undefined;
     if (!m) return;
+    arrivedAt = performance.now();
     if (m.q.length !== jointCount) build(m.q.length);
     const last = win.lastT();
     // Site time going back means a restarted site: start the window afresh. A repeated
@@ -297,17 +388,34 @@ export function mountPlots(root: HTMLElement, store: Store): void {
     }
     dirty = true;
   });
+  store.on("active", () => (arrivedAt = -Infinity));
 
-  // Measured redraw rate, shown so the operator sees a stalled feed.
+  // Measured redraw rate, shown so the operator sees a stalled feed; the legends' bounds and
+  // the panel's age four times a second.
   let lastCount = 0;
   let lastTime = performance.now();
+  let tick = 0;
   setInterval(() => {
     const now = performance.now();
+    const m = store.telemetry.get(store.activeSite) as Telemetry | undefined;
+    for (const p of plots) {
+      if (!p.spec.legend || !m) continue;
+      p.spec.legend(m).forEach((text, i) => {
+        if (text !== null && p.labels[i] && p.labels[i].textContent !== text) p.labels[i].textContent = text;
+      });
+    }
+    const ageMs = now - arrivedAt;
+    const stale = ageMs > staleAfterMs(store.hello?.telemetry_hz);
+    root.classList.toggle("stale", stale);
+    const note = stale ? `${store.activeSite || "no site"}: ${ageLabel(ageMs)}` : "";
+    if (age.textContent !== note) age.textContent = note;
+    if (m?.sample_unix_ms != null) age.title = `sample taken ${new Date(m.sample_unix_ms).toISOString()} (site clock)`;
+    if (++tick % 4) return;
     const hz = ((stats.plotRedraws - lastCount) * 1000) / (now - lastTime);
     lastCount = stats.plotRedraws;
     lastTime = now;
     rate.textContent = `redraw ${hz.toFixed(1)} Hz · telemetry messages ${stats.telemetry}`;
-  }, 1000);
+  }, 250);
 
   // Plots scrolled out of view are not drawn (their columns still fill).
   const visible = new Set<Element>();
