@@ -47,6 +47,8 @@ export interface SiteMsg {
   task: { name: string; id: number } | null;
   /** Why the last status poll failed (then connected is false). */
   error?: string;
+  /** The ground's wall clock [ms since the epoch] at the last status poll that answered. */
+  polled_unix_ms?: number | null;
 }
 
 export interface Obstacle {
@@ -87,11 +89,16 @@ export interface TelemetryMsg {
   concealed?: number;
   dropped: number;
   predicted: { points: Vec3[] } | null;
+  /** The site's wall clock [ms since the epoch] when it took the sample. */
+  sample_unix_ms?: number | null;
 }
 
 export interface FieldError {
   field: string;
   message: string;
+  /** Where a text that does not parse went wrong, 1-based. */
+  line?: number;
+  column?: number;
 }
 
 export interface ReplyMsg {

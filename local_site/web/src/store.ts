@@ -6,6 +6,32 @@ import type { ArmMsg, HelloMsg, SiteMsg, TelemetryMsg, TeleopMsg } from "./proto
 /** Called with the site the change is about, when there is one. */
 type Listener = (site: string) => void;
 
+/** The severities of the event view: a stop by a bound, a refused call, a change of a
+ *  lease, everything else. */
+export type Severity = "breach" | "refusal" | "lease" | "info";
+
+/** One line of the event view: from a site's audit trail or from this page. */
+export interface ConsoleEvent {
+  /** Wall-clock time [ms since the epoch]. */
+  time: number;
+  severity: Severity;
+  /** The site it is about, or "console" / "ground" for the page's own. */
+  source: string;
+  text: string;
+}
+
+/** A task stored on a site (list_tasks). */
+export interface StoredTask {
+  name: string;
+  revision: number;
+  summary: string;
+}
+
+/** Telemetry is live for this long after its arrival [ms]. The site messages come with the
+ *  status poll, once a second: three of its periods. */
+export const TELEMETRY_STALE_MS = 1000;
+export const STATUS_STALE_MS = 3000;
+
 export class Store {
   hello: HelloMsg | null = null;
   sites = new Map<string, SiteMsg>();
@@ -13,6 +39,16 @@ export class Store {
   telemetry = new Map<string, TelemetryMsg>();
   teleop = new Map<string, TeleopMsg>();
   activeSite = "";
+  /** When each site's last telemetry and last site message arrived (performance.now()). */
+  telemetryAt = new Map<string, number>();
+  siteAt = new Map<string, number>();
+  /** The page's own events (connection, leases, stops), newest last; the event view adds
+   *  the sites' audit trails. */
+  events: ConsoleEvent[] = [];
+  /** The tasks stored on each site, as the last list_tasks said. */
+  storedTasks = new Map<string, StoredTask[]>();
+  /** Asks the library for the active site's stored tasks again (set by the task view). */
+  reloadTasks: () => void = () => {};
   private listeners = new Map<string, Set<Listener>>();
 
   constructor(readonly conn: Connection) {
@@ -30,13 +66,22 @@ export class Store {
       this.emit("arm", m.site);
     });
     conn.on("site", (m) => {
+      const before = this.sites.get(m.name);
+      if (before && before.connected !== m.connected) {
+        this.event(m.connected ? "info" : "refusal", m.name,
+          m.connected ? "reachable again" : `unreachable: ${m.error || "no answer"}`);
+      }
       this.sites.set(m.name, m);
+      this.siteAt.set(m.name, performance.now());
       this.emit("site", m.name);
     });
     conn.on("telemetry", (m) => {
       this.telemetry.set(m.site, m);
+      this.telemetryAt.set(m.site, performance.now());
       this.emit("telemetry", m.site);
     });
+    // Ages grow without messages: the views redraw theirs four times a second.
+    setInterval(() => this.emit("tick"), 250);
     conn.on("teleop", (m) => {
       this.teleop.set(m.site, m);
       this.emit("teleop", m.site);
@@ -61,7 +106,48 @@ export class Store {
     this.emit("active");
   }
 
-  on(topic: "hello" | "arm" | "site" | "telemetry" | "teleop" | "active", l: Listener): void {
+  /** How long ago the site's telemetry arrived [ms]; Infinity when none did. */
+  telemetryAge(site: string): number {
+    const at = this.telemetryAt.get(site);
+    return at === undefined ? Infinity : performance.now() - at;
+  }
+
+  /** How long ago the site's last status (site message) arrived [ms]; Infinity when none. */
+  statusAge(site: string): number {
+    const at = this.siteAt.get(site);
+    return at === undefined ? Infinity : performance.now() - at;
+  }
+
+  /** Whether the site's telemetry is live: arrived within TELEMETRY_STALE_MS. */
+  live(site: string): boolean {
+    return this.telemetryAge(site) <= TELEMETRY_STALE_MS;
+  }
+
+  /** Whether the site answers: its last status said so and is recent. */
+  reachable(site: string): boolean {
+    return !!this.sites.get(site)?.connected && this.statusAge(site) <= STATUS_STALE_MS;
+  }
+
+  /** The task the run controls offer to start (the one just uploaded). */
+  pickedTask = "";
+  pickTask(name: string): void {
+    this.pickedTask = name;
+    this.emit("pick");
+  }
+
+  setStoredTasks(site: string, tasks: StoredTask[]): void {
+    this.storedTasks.set(site, tasks);
+    this.emit("tasks", site);
+  }
+
+  /** Adds one of the page's own events to the event view. */
+  event(severity: Severity, source: string, text: string): void {
+    this.events.push({ time: Date.now(), severity, source, text });
+    if (this.events.length > 500) this.events.splice(0, this.events.length - 500);
+    this.emit("event", source);
+  }
+
+  on(topic: "hello" | "arm" | "site" | "telemetry" | "teleop" | "active" | "tick" | "event" | "tasks" | "pick", l: Listener): void {
     let set = this.listeners.get(topic);
     if (!set) this.listeners.set(topic, (set = new Set()));
     set.add(l);
@@ -76,6 +162,8 @@ export class Store {
 /** Counters the browser tests read (window.__tetherStats). */
 export interface TetherStats {
   telemetry: number;
+  /** Lease renewals this page sent. */
+  leaseRenewals: number;
   plotRedraws: number;
   sceneRenders: number;
   gamepadSent: number;
@@ -92,6 +180,7 @@ export interface TetherStats {
 
 export const stats: TetherStats = {
   telemetry: 0,
+  leaseRenewals: 0,
   plotRedraws: 0,
   sceneRenders: 0,
   gamepadSent: 0,
@@ -115,4 +204,18 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   }
   for (const c of children) e.append(c);
   return e;
+}
+
+/** "no data for 3 s" / "12 s" style age of a value [ms]. */
+export function ageText(ms: number): string {
+  if (!Number.isFinite(ms)) return "no data yet";
+  const s = ms / 1000;
+  if (s < 60) return `no data for ${s < 10 ? s.toFixed(1) : s.toFixed(0)} s`;
+  if (s < 3600) return `no data for ${(s / 60).toFixed(0)} min`;
+  return `no data for ${(s / 3600).toFixed(1)} h`;
+}
+
+/** The wall-clock time of day, HH:MM:SS. */
+export function clock(t: number = Date.now()): string {
+  return new Date(t).toTimeString().slice(0, 8);
 }

@@ -1,10 +1,13 @@
-// The task library of the active site: list, view, edit, validate (preview), diff against
-// the stored revision, upload, start / stop / reset, set one parameter of the running task,
-// and the task commands with their arguments. Validation errors are shown at their field:
-// the editor's line holding the field is marked and each message is listed.
+// The task library: the tasks stored on the active site, the tasks shipped with tether and
+// the task commands (with a form for their arguments), each opened in the editor to be
+// previewed in the site's scene, diffed against the stored revision, uploaded and started;
+// and one parameter of the running task set. Errors are shown at their place: a field's
+// error marks the editor's line holding the field, a text that does not parse marks the line
+// the parser stopped at, and each message is listed. (Start, stop, reset and recovery also
+// sit beside the 3-D view: run.ts.)
 import type { Connection } from "./connection";
 import { RequestError, type FieldError, type ReplyMsg } from "./protocol";
-import { el, type Store } from "./store";
+import { el, type StoredTask, type Store } from "./store";
 
 interface PathSegment {
   name: string;
@@ -67,10 +70,30 @@ interface CommandArgument {
   name: string;
   help?: string;
   unit?: string;
+  kind?: "number" | "choice";
   allowed?: string;
   default?: string;
   required?: boolean;
+  choices?: { name: string; help?: string }[];
 }
+
+interface Command {
+  name: string;
+  summary: string;
+  scene?: string;
+  arguments: CommandArgument[];
+}
+
+interface ShippedTask {
+  name: string;
+  file?: string;
+  summary?: string;
+  scene?: string;
+  text?: string;
+  error?: string;
+}
+
+const SCENES = ["free", "door", "wall", "obstacles", "proximity"];
 
 /** One command argument as a line: name [unit], what it allows, its default, its help. */
 function fmtArgument(a: unknown): string {
@@ -84,9 +107,15 @@ function fmtArgument(a: unknown): string {
 }
 
 export function mountTasks(root: HTMLElement, conn: Connection, store: Store): void {
-  const list = el("ul");
+  const storedList = el("ul", { id: "library-stored" });
+  const shippedList = el("ul", { id: "library-shipped" });
+  const commandsBody = el("div", { id: "commands" });
   const refresh = el("button", { text: "refresh", id: "tasks-refresh" });
+  const storedTitle = el("h3", { text: "on the site" });
   const nameInput = el("input", { id: "task-name", title: "the task's name on the site", size: "16" });
+  const scene = el("select", { id: "preview-scene", title: "the scene the preview runs in" },
+    el("option", { value: "", text: "the site's scene" }), ...SCENES.map((n) => el("option", { value: n, text: n })));
+  const origin = el("span", { class: "dim", id: "task-origin" });
   const gutter = el("div", { class: "gutter", id: "editor-gutter" });
   const textarea = el("textarea", { id: "task-text", spellcheck: "false", wrap: "off" });
   const editor = el("div", { class: "editor" }, gutter, textarea);
@@ -94,58 +123,39 @@ export function mountTasks(root: HTMLElement, conn: Connection, store: Store): v
   const validateBtn = btn("task-validate", "validate (preview)");
   const diffBtn = btn("task-diff", "diff against stored");
   const uploadBtn = btn("task-upload", "upload");
-  const startBtn = btn("task-start", "start");
-  const stopBtn = btn("task-stop", "stop");
-  const resetBtn = btn("task-reset", "reset");
-  // Recovery (a pendant's "move out of limit"): a joint jog out of a joint-limit stop, or a
-  // retreat along the breached quantity's gradient (proximity, singularity).
-  const recoverJoint = el("input", { id: "recover-joint", title: "the joint in its limit margin, 1-7; empty: a retreat", size: "2" });
-  const recoverBy = el("input", { id: "recover-by", title: "signed angle [rad] for a jog; distance [m] or [rad] for a retreat, at most 0.5", size: "6" });
-  const recoverBtn = btn("task-recover", "recover");
+  const uploadStartBtn = btn("task-upload-start", "upload and start");
   const errorsList = el("ul", { class: "errors", id: "task-errors" });
   const result = el("div", { class: "msg", id: "task-result" });
   const paramPath = el("input", { id: "param-path", title: "a field path, e.g. force_control.reference_wrench.torque.x", size: "28" });
-  const paramValue = el("input", { id: "param-value", title: "its new value", size: "10" });
+  const paramValue = el("input", { id: "param-value", title: "its new value", size: "8" });
   const paramBtn = btn("param-set", "set parameter");
-  const commandsBody = el("tbody", { id: "commands" });
 
   root.append(
     el("h2", { text: "task library" }),
     el(
       "div",
       { class: "task-grid" },
-      el("div", { class: "task-list" }, el("div", { class: "row" }, refresh), list),
+      el("div", { class: "task-list" },
+        el("div", { class: "row" }, storedTitle, refresh), storedList,
+        el("h3", { text: "shipped with tether" }), shippedList,
+        el("h3", { text: "task commands" }), commandsBody),
       el(
         "div",
-        {},
-        el("div", { class: "row" }, el("label", { text: "name " }, nameInput), validateBtn, diffBtn, uploadBtn),
+        { class: "task-edit" },
+        el("div", { class: "row" }, el("label", { text: "name " }, nameInput), origin),
+        el("div", { class: "row" }, validateBtn, el("label", { text: "in " }, scene), diffBtn, uploadBtn, uploadStartBtn),
         editor,
         errorsList,
-        el("div", { class: "row" }, el("span", { text: "run:" }), startBtn, stopBtn, resetBtn),
+        result,
         el(
           "div",
           { class: "row" },
-          el("span", { text: "way back:" }),
-          el("label", { text: "joint " }, recoverJoint),
-          el("label", { text: "by " }, recoverBy),
-          recoverBtn,
-        ),
-        el(
-          "div",
-          { class: "row" },
+          el("span", { class: "dim", text: "running task:" }),
           el("label", { text: "field " }, paramPath),
           el("label", { text: "value " }, paramValue),
           paramBtn,
         ),
-        result,
       ),
-    ),
-    el("h2", { text: "task commands" }),
-    el(
-      "table",
-      {},
-      el("thead", {}, el("tr", {}, ...["command", "summary", "arguments"].map((h) => el("th", { text: h })))),
-      commandsBody,
     ),
   );
 
@@ -153,7 +163,7 @@ export function mountTasks(root: HTMLElement, conn: Connection, store: Store): v
   let errorLines = new Set<number>();
 
   // The gutter holds one number per line; the textarea grows to its content so the
-  // container scrolls both together.
+  // container scrolls both together. Both use the same font and line height (style.css).
   const layout = () => {
     const n = textarea.value.split("\n").length;
     const nums: HTMLElement[] = [];
@@ -182,11 +192,12 @@ export function mountTasks(root: HTMLElement, conn: Connection, store: Store): v
     const items: HTMLElement[] = [];
     const shown = errors.length ? errors : [{ field: "", message: fallback }];
     for (const e of shown) {
-      const line = e.field ? lineOfField(textarea.value, e.field) : -1;
+      // The parser's own place first (a syntax error), else the line holding the field.
+      const line = typeof e.line === "number" && e.line > 0 ? e.line - 1 : e.field ? lineOfField(textarea.value, e.field) : -1;
       if (line >= 0) errorLines.add(line);
       const li = el("li", { "data-field": e.field, "data-line": line >= 0 ? String(line + 1) : "" });
       if (e.field) li.append(el("code", { text: e.field }), " ");
-      if (line >= 0) li.append(el("span", { class: "dim", text: `(line ${line + 1}) ` }));
+      if (line >= 0) li.append(el("span", { class: "dim", text: `(line ${line + 1}${e.column ? `, column ${e.column}` : ""}) ` }));
       li.append(e.message);
       if (line >= 0) li.addEventListener("click", () => selectLine(line));
       items.push(li);
@@ -194,7 +205,11 @@ export function mountTasks(root: HTMLElement, conn: Connection, store: Store): v
     errorsList.replaceChildren(...items);
     layout();
   };
-  const clearErrors = () => showErrors([], "");
+  const clearErrors = () => {
+    errorLines = new Set();
+    errorsList.replaceChildren();
+    layout();
+  };
 
   /** Runs a request, showing its outcome; errors with fields go to the editor. */
   const run = async (what: string, msg: Record<string, unknown>, onOk?: (r: ReplyMsg) => string) => {
@@ -217,38 +232,78 @@ export function mountTasks(root: HTMLElement, conn: Connection, store: Store): v
     }
   };
 
+  /** Puts a text in the editor, with where it came from. */
+  const open = (name: string, text: string, from: string, storedText: string | null, previewScene = "") => {
+    stored = storedText === null ? null : { task: name, text: storedText };
+    nameInput.value = name;
+    textarea.value = text;
+    origin.textContent = from;
+    scene.value = SCENES.includes(previewScene) ? previewScene : "";
+    clearErrors();
+    for (const ul of [storedList, shippedList]) {
+      for (const li of ul.children) li.classList.toggle("sel", (li as HTMLElement).dataset.task === name && ul === (storedText === null ? shippedList : storedList));
+    }
+  };
+
   const loadList = async () => {
     const site = store.activeSite;
     if (!site) return;
-    const r = await run("list tasks", { type: "list_tasks", site }, (r) => `${(r.tasks as unknown[])?.length ?? 0} tasks on ${site}`);
-    const tasks = (r?.tasks ?? []) as { name: string; revision: number; summary: string }[];
-    list.replaceChildren(
-      ...tasks.map((t) => {
-        const li = el("li", { "data-task": t.name, title: t.summary, class: stored?.task === t.name ? "sel" : "" },
-          el("span", { text: t.name }), el("span", { class: "dim", text: ` r${t.revision}` }));
-        li.addEventListener("click", () => void openTask(t.name));
-        return li;
-      }),
-    );
+    storedTitle.textContent = `on ${site}`;
+    try {
+      const r = await conn.request({ type: "list_tasks", site });
+      const tasks = (r.tasks ?? []) as StoredTask[];
+      store.setStoredTasks(site, tasks);
+      storedList.replaceChildren(
+        ...tasks.map((t) => {
+          const li = el("li", { "data-task": t.name, title: t.summary, class: stored?.task === t.name ? "sel" : "" },
+            el("span", { text: t.name }), el("span", { class: "dim", text: ` r${t.revision}` }));
+          li.addEventListener("click", () => void openStored(t.name));
+          return li;
+        }),
+      );
+      if (!tasks.length) storedList.replaceChildren(el("li", { class: "dim", text: "none yet: upload one" }));
+    } catch (e) {
+      storedList.replaceChildren(el("li", { class: "bad", text: (e as Error).message }));
+    }
+  };
+  store.reloadTasks = () => void loadList();
+
+  const openStored = async (task: string) => {
+    const r = await run(`get ${task}`, { type: "get_task", site: store.activeSite, task }, () => `${task} loaded from ${store.activeSite}`);
+    if (!r) return;
+    open(task, String(r.text ?? ""), `stored on ${store.activeSite}`, String(r.text ?? ""));
   };
 
-  const openTask = async (task: string) => {
-    const r = await run(`get ${task}`, { type: "get_task", site: store.activeSite, task }, () => `${task} loaded`);
-    if (!r) return;
-    stored = { task, text: String(r.text ?? "") };
-    nameInput.value = task;
-    textarea.value = stored.text;
-    clearErrors();
-    for (const li of list.children) li.classList.toggle("sel", (li as HTMLElement).dataset.task === task);
+  const loadShipped = async () => {
+    try {
+      const r = await conn.request({ type: "library" });
+      const tasks = (r.tasks ?? []) as ShippedTask[];
+      shippedList.replaceChildren(
+        ...tasks.map((t) => {
+          const li = el("li", { "data-task": t.name, title: t.error ?? t.summary ?? "" },
+            el("span", { text: t.name }), el("span", { class: t.error ? "bad" : "dim", text: t.error ? " (does not parse)" : t.scene ? ` ${t.scene}` : "" }));
+          li.addEventListener("click", () => {
+            open(t.name, t.text ?? "", `shipped: ${t.file ?? t.name}${t.scene ? `, for the ${t.scene} scene` : ""}`, null, t.scene);
+            result.textContent = t.error ? `${t.name}: ${t.error}` : `${t.name} loaded; preview it, upload it, start it`;
+            result.className = t.error ? "msg bad" : "msg dim";
+          });
+          return li;
+        }),
+      );
+    } catch (e) {
+      shippedList.replaceChildren(el("li", { class: "bad", text: (e as Error).message }));
+    }
   };
 
   const taskName = () => nameInput.value.trim() || stored?.task || "";
 
   refresh.addEventListener("click", () => void loadList());
-  validateBtn.addEventListener("click", () =>
-    void run("validate", { type: "validate", site: store.activeSite, text: textarea.value }, (r) =>
-      `valid${r.preview !== undefined ? `; preview:\n${fmtPreview(r.preview)}` : ""}`),
-  );
+  validateBtn.addEventListener("click", () => {
+    const msg: Record<string, unknown> = { type: "validate", site: store.activeSite, text: textarea.value };
+    if (scene.value) msg.scene = scene.value;
+    void run("validate", msg, (r) =>
+      `valid${r.preview !== undefined ? `; preview in the ${String(r.scene ?? "site's")} scene:\n${fmtPreview(r.preview)}` : ""}`);
+  });
   diffBtn.addEventListener("click", () =>
     void run("diff", { type: "diff", site: store.activeSite, task: taskName(), text: textarea.value }, (r) => {
       const diff = (r.diff ?? []) as { field: string; old: unknown; new: unknown }[];
@@ -256,47 +311,69 @@ export function mountTasks(root: HTMLElement, conn: Connection, store: Store): v
       return diff.map((d) => `${d.field}: ${fmt(d.old)} → ${fmt(d.new)}`).join("\n");
     }),
   );
-  uploadBtn.addEventListener("click", async () => {
+  const upload = async (): Promise<string | null> => {
     const task = taskName();
     const r = await run("upload", { type: "upload", site: store.activeSite, task, text: textarea.value, replace: true }, (r) =>
-      `uploaded ${task}${r.revision !== undefined ? ` as revision ${String(r.revision)}` : ""}`);
-    if (r) {
-      stored = { task, text: textarea.value };
-      void loadList();
-    }
-  });
-  startBtn.addEventListener("click", () => void run("start", { type: "start", site: store.activeSite, task: taskName() }));
-  stopBtn.addEventListener("click", () => void run("stop", { type: "stop", site: store.activeSite }));
-  resetBtn.addEventListener("click", () => void run("reset", { type: "reset", site: store.activeSite }));
-  recoverBtn.addEventListener("click", () => {
-    const joint = recoverJoint.value.trim();
-    const request: Record<string, unknown> = { type: "recover", site: store.activeSite, distance: Number(recoverBy.value) };
-    if (joint !== "") request.joint = Number(joint);
-    void run("recover", request, (r) => `recovering: ${String(r.motion ?? "")}; reset once it is done`);
+      `uploaded ${task} to ${store.activeSite}${r.revision !== undefined ? ` as revision ${String(r.revision)}` : ""}`);
+    if (!r) return null;
+    stored = { task, text: textarea.value };
+    origin.textContent = `stored on ${store.activeSite}`;
+    store.pickTask(task);
+    void loadList();
+    return task;
+  };
+  uploadBtn.addEventListener("click", () => void upload());
+  uploadStartBtn.addEventListener("click", async () => {
+    const task = await upload();
+    if (!task) return;
+    await run(`start ${task}`, { type: "start", site: store.activeSite, task }, (r) => `uploaded and started ${task} as #${String(r.task_id)}`);
   });
   paramBtn.addEventListener("click", () =>
     void run("set parameter", { type: "set_parameter", site: store.activeSite, path: paramPath.value.trim(), value: paramValue.value.trim() },
       () => `${paramPath.value.trim()} = ${paramValue.value.trim()} sent to the running task`),
   );
 
+  /** A command's form: one input per argument (a choice as a list), then "open in editor". */
+  const commandForm = (c: Command): HTMLElement => {
+    const inputs = new Map<string, HTMLInputElement | HTMLSelectElement>();
+    const fields = c.arguments.map((a) => {
+      let input: HTMLInputElement | HTMLSelectElement;
+      if (a.kind === "choice" && a.choices?.length) {
+        input = el("select", { "data-arg": a.name }, ...a.choices.map((ch) => el("option", { value: ch.name, text: ch.name, title: ch.help ?? "" })));
+        if (a.default) input.value = a.default;
+      } else {
+        input = el("input", { "data-arg": a.name, size: "5", placeholder: a.default ?? (a.required ? "required" : "") });
+      }
+      input.title = fmtArgument(a);
+      inputs.set(a.name, input);
+      return el("label", { title: fmtArgument(a) }, `${a.name}${a.unit ? ` [${a.unit}]` : ""} `, input);
+    });
+    const build = el("button", { text: "open", title: "build the task this command makes and open it in the editor" });
+    build.addEventListener("click", async () => {
+      const args: Record<string, string> = {};
+      for (const [name, input] of inputs) if (input.value.trim() !== "") args[name] = input.value.trim();
+      const r = await run(`${c.name}`, { type: "command", command: c.name, arguments: args }, (r) => `${c.name} built ${String(r.name ?? "a task")}; preview it, upload it, start it`);
+      if (!r) return;
+      open(String(r.name ?? c.name), String(r.text ?? ""), `task command ${c.name}${r.scene || c.scene ? `, for the ${String(r.scene || c.scene)} scene` : ""}`, null, String(r.scene || c.scene || ""));
+    });
+    return el("div", { class: "command", "data-command": c.name, title: c.summary },
+      el("div", {}, el("b", { text: c.name }), el("span", { class: "dim", text: ` ${c.summary}` })),
+      el("div", { class: "row" }, ...fields, build));
+  };
+
   const loadCommands = async () => {
     try {
       const r = await conn.request({ type: "commands" });
-      const cmds = (r.commands ?? []) as { name: string; summary: string; arguments: unknown[] }[];
-      commandsBody.replaceChildren(
-        ...cmds.map((c) =>
-          el("tr", { "data-command": c.name },
-            el("td", { text: c.name }),
-            el("td", { text: c.summary }),
-            el("td", { class: "msg", text: (c.arguments ?? []).map(fmtArgument).join("\n") }))),
-      );
+      const cmds = (r.commands ?? []) as Command[];
+      commandsBody.replaceChildren(...cmds.map(commandForm));
     } catch (e) {
-      commandsBody.replaceChildren(el("tr", {}, el("td", { colspan: "3", class: "bad", text: (e as Error).message })));
+      commandsBody.replaceChildren(el("div", { class: "bad", text: (e as Error).message }));
     }
   };
 
   store.on("hello", () => {
     void loadList();
+    void loadShipped();
     void loadCommands();
   });
   store.on("active", () => {

@@ -5,7 +5,7 @@
 // releases it at once, and the ground releases it on its own when heartbeats stop.
 import type { Connection } from "./connection";
 import type { TeleopMode } from "./protocol";
-import { el, stats, type Store } from "./store";
+import { ageText, el, stats, type Store } from "./store";
 
 // 100 Hz, inside the protocol's 50–125 Hz, independent of requestAnimationFrame (which
 // runs slowly or not at all in a busy, headless or background page). On a busy page a timer
@@ -136,13 +136,29 @@ export function mountTeleop(root: HTMLElement, conn: Connection, store: Store): 
   store.on("teleop", () => {
     const t = store.teleop.get(site);
     if (!t) return;
-    status.textContent = `${t.site}: ${t.enabled ? `enabled (${t.mode})` : "disabled"}${t.reason ? ` — ${t.reason}` : ""}`;
-    status.className = t.enabled ? "ok" : "dim";
-    if (!t.enabled && enabled && t.reason) {
-      // The ground released it (heartbeat, stop…): disarm so it needs a deliberate re-arm.
+    // A release the operator did not ask for (the site's own stop, a lost heartbeat, a STOP)
+    // says why, in the colour of a stop by a bound when the site stopped on one.
+    const siteStop = t.reason.startsWith("the site");
+    status.textContent = `${t.site}: ${t.enabled ? `enabled (${t.mode})` : "released"}${t.reason ? ` — ${t.reason}` : ""}`;
+    status.className = t.enabled ? "ok" : siteStop && !/operator stop/.test(t.reason) ? "bad" : t.reason && t.reason !== "released" ? "warn" : "dim";
+    if (!t.enabled && t.reason && t.reason !== "released") {
+      store.event(siteStop && !/operator stop/.test(t.reason) ? "breach" : "info", t.site, `teleoperation released: ${t.reason}`);
+    }
+    if (!t.enabled && (enabled || armed) && t.reason && t.reason !== "released") {
+      // The ground released it (the site stopped, heartbeat, stop…): disarm so moving again
+      // takes a deliberate re-arm.
       enabled = false;
       setArmed(false);
     }
+  });
+  // The panel's data is the teleoperated site's telemetry: greyed with its age when stale.
+  const age = el("div", { class: "age", id: "teleop-age" });
+  rearm.after(age);
+  store.on("tick", () => {
+    if (!site) return;
+    const live = store.live(site);
+    root.classList.toggle("stale", !live);
+    setText(age, live ? "" : `${site}: ${ageText(store.telemetryAge(site))}`);
   });
   conn.onState((s) => {
     if (s !== "open") {
