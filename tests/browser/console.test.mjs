@@ -9,119 +9,20 @@
 // /usr/bin/chromium).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import path from "node:path";
-import puppeteer from "puppeteer-core";
+import { latest, launch, moved, openConsole as open, shot, sleep, takeControl, waitFor } from "./lib.mjs";
 
-const url = process.env.TETHER_CONSOLE_URL;
-const artifacts = process.env.TETHER_ARTIFACTS ?? path.resolve("build/browser-artifacts");
 const teleopTask = process.env.TETHER_TEST_TASK ?? "door_shared";
 const stopSite = process.env.TETHER_STOP_SITE ?? "left";
 const stopTask = process.env.TETHER_STOP_TASK ?? "door_force";
-const chromium = process.env.CHROMIUM ?? "/usr/bin/chromium";
-if (!url) throw new Error("TETHER_CONSOLE_URL is not set (run tests/browser/run.sh)");
-fs.mkdirSync(artifacts, { recursive: true });
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 let browser;
-
 before(async () => {
-  browser = await puppeteer.launch({
-    executablePath: chromium,
-    headless: true, // the new headless mode
-    // The ground with logins serves HTTPS with the test PKI's certificate, whose CA this
-    // browser does not know.
-    acceptInsecureCerts: true,
-    args: [
-      "--no-sandbox", // CI runs as root
-      // WebGL on the CPU: ANGLE over SwiftShader.
-      "--use-angle=swiftshader",
-      "--enable-unsafe-swiftshader",
-      // Composite and draw 2-D canvases on the CPU as well: through SwiftShader the plots'
-      // canvases and the WebGL canvas together held the page to ~18 frames/s on 2 cores;
-      // in software they run at 60.
-      "--disable-gpu-compositing",
-      "--disable-accelerated-2d-canvas",
-      // No outside network on CI machines: nothing in the background tries to reach it.
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-      "--disable-quic",
-    ],
-  });
+  browser = await launch();
 });
 after(async () => {
   await browser?.close();
 });
-
-/** A console page, loaded and connected, with the active site's telemetry flowing. */
-async function openConsole({ gamepad = null, width = 1500, height = 1100 } = {}) {
-  const page = await browser.newPage();
-  await page.setViewport({ width, height });
-  const errors = [];
-  page.on("pageerror", (e) => errors.push(e.message));
-  page.on("console", (m) => {
-    if (m.type() === "error") errors.push(m.text());
-  });
-  if (gamepad) {
-    // A scripted Gamepad API: the test changes window.__pad to move the sticks and buttons.
-    await page.evaluateOnNewDocument((pad) => {
-      window.__pad = pad;
-      navigator.getGamepads = () => [
-        {
-          id: "scripted gamepad (tests/browser)",
-          index: 0,
-          connected: true,
-          mapping: window.__pad.mapping,
-          timestamp: performance.now(),
-          axes: window.__pad.axes.slice(),
-          buttons: window.__pad.buttons.map((v) => ({ pressed: v > 0.5, touched: v > 0, value: v })),
-        },
-      ];
-    }, gamepad);
-  }
-  await page.goto(url, { waitUntil: "load" });
-  await page.waitForFunction(() => window.__tetherStats && window.__tetherStats.latest() !== null, {
-    timeout: 20_000,
-  });
-  return { page, errors };
-}
-
-/** The whole page from the top (a click may have scrolled it, and the fixed header would
- *  then sit mid-picture), or with `viewport` the visible part as it is. */
-async function shot(page, name, { viewport = false } = {}) {
-  const file = path.join(artifacts, name);
-  if (!viewport) await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: file, fullPage: !viewport });
-  return file;
-}
-
-const latest = (page) => page.evaluate(() => window.__tetherStats.latest());
-
-/** Largest displacement of any arm point between two telemetry messages [m]. */
-function moved(a, b) {
-  let d = 0;
-  for (let i = 0; i < Math.min(a.points.length, b.points.length); i++) {
-    d = Math.max(d, Math.hypot(...a.points[i].map((v, k) => v - b.points[i][k])));
-  }
-  return d;
-}
-
-async function waitFor(page, fn, arg, timeout = 15_000) {
-  await page.waitForFunction(fn, { timeout, polling: 50 }, arg);
-}
-
-/** Takes the site's control lease with its row's button in the sites view, unless the
- *  page's operator holds it already (the button then offers to release it). */
-async function takeControl(page, site) {
-  const button = `tr.site[data-site="${site}"] button.lease`;
-  await waitFor(page, (b) => !!document.querySelector(b) && !document.querySelector(b).disabled, button);
-  if ((await page.$eval(button, (b) => b.textContent)) === "release") return;
-  await page.click(button);
-  await waitFor(page, (b) => document.querySelector(b).textContent === "release" &&
-    /held/.test(document.querySelector("#lease-msg").textContent), button);
-}
+const openConsole = (opts) => open(browser, opts);
 
 test("the page loads and the 3-D view draws the arm where it projects", async () => {
   const { page, errors } = await openConsole();
@@ -260,8 +161,8 @@ test("a bad upload shows the field's error in the editor", async () => {
 
 test("the task library views, validates (with the preview) and diffs a stored task", async () => {
   const { page } = await openConsole();
-  await page.waitForSelector(`.task-list li[data-task="${teleopTask}"]`, { timeout: 10_000 });
-  await page.click(`.task-list li[data-task="${teleopTask}"]`);
+  await page.waitForSelector(`#library-stored li[data-task="${teleopTask}"]`, { timeout: 10_000 });
+  await page.click(`#library-stored li[data-task="${teleopTask}"]`);
   await waitFor(page, (t) => document.querySelector("#task-text").value.includes(`name: "${t}"`), teleopTask);
   await page.click("#task-validate");
   await waitFor(page, () => /^validate: |^valid/.test(document.querySelector("#task-result").textContent) &&
@@ -276,7 +177,7 @@ test("the task library views, validates (with the preview) and diffs a stored ta
   await waitFor(page, () => /^diff|→/.test(document.querySelector("#task-result").textContent) &&
     !/…$/.test(document.querySelector("#task-result").textContent));
   const diff = await page.$eval("#task-result", (e) => e.textContent);
-  const commands = await page.$$eval("#commands tr", (rs) => rs.map((r) => r.dataset.command));
+  const commands = await page.$$eval("#commands .command", (rs) => rs.map((r) => r.dataset.command));
   console.log(`task library: validate → ${JSON.stringify(validated.slice(0, 160))}…; diff → ${JSON.stringify(diff)}; commands ${commands.join(", ")}`);
   assert.match(validated, /^valid/);
   assert.match(diff, /max_torque_nm: 200 → 123/);
@@ -289,10 +190,10 @@ test("the sites view takes and releases a site's control lease", async () => {
   // teleoperated one stays held while the ground's teleoperation stream is open).
   const { page } = await openConsole();
   const site = await page.evaluate(() =>
-    [...document.querySelectorAll("tr.site")].map((r) => r.dataset.site).find((n) => n !== "left"));
+    [...document.querySelectorAll(".site[data-site]")].map((r) => r.dataset.site).find((n) => n !== "left"));
   assert.ok(site, "a second site");
-  const button = `tr.site[data-site="${site}"] button.lease`;
-  const holder = `tr.site[data-site="${site}"] .lease-holder`;
+  const button = `.site[data-site="${site}"] button.lease`;
+  const holder = `.site[data-site="${site}"] .lease-holder`;
   await takeControl(page, site);
   const held = await page.$eval(holder, (e) => e.textContent);
   await page.click(button);
@@ -312,7 +213,7 @@ test("STOP (Escape) stops the arm", async () => {
   const { page } = await openConsole();
   await page.select("#active-site", stopSite);
   await takeControl(page, stopSite);
-  await page.$eval("#task-name", (e, t) => (e.value = t), stopTask);
+  await page.$eval("#run-task", (e, t) => (e.value = t), stopTask);
   await page.click("#task-start");
   await waitFor(page, () => window.__tetherStats.latest()?.state === "RUNNING", null, 20_000);
   // The audit trail refreshes by itself: the start's record comes without a click.
@@ -333,7 +234,7 @@ test("STOP (Escape) stops the arm", async () => {
   await sleep(500);
   const b1 = await latest(page);
   const after = moved(b0, b1);
-  const row = await page.$eval("tr.site.active .site-state", (e) => e.textContent);
+  const row = await page.$eval(".site.active .site-state", (e) => e.textContent);
   const result = await page.$eval("#stop-result", (e) => e.textContent);
   console.log(`audit trail: the start's record shown ${auditMs} ms after RUNNING, without a click`);
   console.log(
@@ -367,7 +268,7 @@ test("teleoperation from a scripted gamepad moves the arm; closing the page rele
   // The STOP test left the site stopped: reset (an operator stop clears), then start.
   await page.click("#task-reset");
   await waitFor(page, () => window.__tetherStats.latest()?.state === "IDLE");
-  await page.$eval("#task-name", (e, t) => (e.value = t), teleopTask);
+  await page.$eval("#run-task", (e, t) => (e.value = t), teleopTask);
   await page.click("#task-start");
   await waitFor(page, () => window.__tetherStats.latest()?.state === "RUNNING");
   const before = await latest(page);
@@ -456,14 +357,14 @@ test("with logins, a person logs in over HTTPS and the site sees them by name", 
   const cookies = await page.cookies();
   const session = cookies.find((c) => c.name === "tether_session");
   // bob takes the second site's lease: the site names him as its holder.
-  await waitFor(page, () => document.querySelectorAll("tr.site").length >= 2);
+  await waitFor(page, () => document.querySelectorAll(".site[data-site]").length >= 2);
   const site = await page.evaluate(() =>
-    [...document.querySelectorAll("tr.site")].map((r) => r.dataset.site).find((n) => n !== "left"));
+    [...document.querySelectorAll(".site[data-site]")].map((r) => r.dataset.site).find((n) => n !== "left"));
   await takeControl(page, site);
-  const holder = `tr.site[data-site="${site}"] .lease-holder`;
+  const holder = `.site[data-site="${site}"] .lease-holder`;
   await waitFor(page, (h) => document.querySelector(h).textContent === "bob", holder, 10_000);
   await shot(page, "logged_in.png", { viewport: true });
-  await page.click(`tr.site[data-site="${site}"] button.lease`);  // give it back
+  await page.click(`.site[data-site="${site}"] button.lease`);  // give it back
   await waitFor(page, () => /released/.test(document.querySelector("#lease-msg").textContent));
   await page.click("#logout");
   await page.waitForSelector("#login:not([hidden])", { timeout: 10_000 });

@@ -4,7 +4,8 @@
 #   BUILD_DIR holds remote_site/apps/tether-remote, local_site/apps/tether and
 #   local_site/apps/tether-ground (built with --web support), e.g. build/ci.
 # Installs the pinned npm packages (npm ci), builds the front end (local_site/web/dist),
-# makes test credentials, starts two remote sites (tether-remote --serve, door scene), stores
+# makes test credentials, starts two remote sites (tether-remote --serve: 'left' in the door
+# scene, 'right' in the free scene for the walk-through's limit stop and recovery), stores
 # the teleoperation task on the first, starts tether-ground --web on a free loopback port
 # with the browser's gamepad as its hand controller and a second one with logins over HTTPS
 # (--web-tls, --web-users: bob), runs the tests in headless chromium
@@ -61,15 +62,16 @@ export TETHER_DATA_DIR="$src/common"
 pki=$work/pki
 bash "$src/deploy/make-pki.sh" init "$pki" --site left --site right --person alice=operator \
   --person bob=operator >/dev/null
-serve() {  # serve NAME: a remote site on a free loopback port, written to $work/NAME.port
-  "$bin_remote" --serve 127.0.0.1:0 --site "$1" --scene door --port-file "$work/$1.port" \
+serve() {  # serve NAME SCENE: a remote site on a free loopback port, written to $work/NAME.port
+  "$bin_remote" --serve 127.0.0.1:0 --site "$1" --scene "$2" --port-file "$work/$1.port" \
     --config "$pki/sites/$1.conf" --audit "$work/audit-$1.jsonl" >"$work/remote-$1.log" 2>&1 &
   pids+=($!)
   for _ in $(seq 150); do [ -s "$work/$1.port" ] && break; sleep 0.1; done
   [ -s "$work/$1.port" ] || { echo "run.sh: tether-remote $1 did not report its port" >&2; exit 1; }
 }
-serve left
-serve right
+serve left door
+serve right free
+right_pid=${pids[-1]}
 left=127.0.0.1:$(cat "$work/left.port")
 right=127.0.0.1:$(cat "$work/right.port")
 
@@ -121,8 +123,27 @@ echo "console with logins at $login_url"
 
 echo "== browser tests (headless chromium, puppeteer-core) =="
 cd "$here"
-TETHER_LOGIN_URL=$login_url/ TETHER_LOGIN_PASSWORD=$password \
-TETHER_CONSOLE_URL=$url/ TETHER_ARTIFACTS=$artifacts TETHER_TEST_TASK=door_shared \
+# The plots' scales and labels, the readouts' values and the rendering budget as pure
+# functions (node alone, transpiled with the front end's TypeScript).
+node --test plot_ticks.test.mjs
+export TETHER_CONSOLE_URL=$url/ TETHER_ARTIFACTS=$artifacts
+TETHER_LOGIN_URL=$login_url/ TETHER_LOGIN_PASSWORD=$password TETHER_TEST_TASK=door_shared \
   TETHER_STOP_SITE=left TETHER_STOP_TASK=door_force \
   node --test console.test.mjs
+# The operator's walk-through (issue 32): one file after the other, never side by side (the
+# walk-through freezes 'right' for a while).
+# Rendering that holds (issue 32): the plots' redraw rate in the browser configurations an
+# operator may land in (only --no-sandbox; SwiftShader forced; WebGL disabled or failing),
+# and the plots and readouts going grey when the telemetry stops. The full load (teleoperation,
+# the predicted arm, headed under Xvfb) is deploy's benchmark: tests/browser/render-rate.sh.
+echo "== rendering in the browser configurations an operator may land in =="
+# A rate measured over 8 s on a shared 2-core machine: a run that meets another job's burst is
+# measured once more, and both runs stay in the log.
+node --test rendering.test.mjs || {
+  echo "rendering: below the rate once; measuring again"
+  node --test rendering.test.mjs
+}
+echo "== the operator's walk-through (1280×800) =="
+TETHER_WALK_SITE=right TETHER_WALK_PID=$right_pid TETHER_TELEOP_SITE=left \
+  node --test walkthrough.test.mjs
 echo "screenshots: $artifacts"
