@@ -126,6 +126,8 @@ if [ "$hold" = 1 ]; then
 fi
 
 results=$work/results.jsonl
+artifacts=$src/build/browser-artifacts/render-rate
+mkdir -p "$artifacts"
 : >"$results"
 status=0
 cd "$here"
@@ -138,7 +140,7 @@ for display in ${displays//,/ }; do
       headed=1
       run=(xvfb-run -a -s "-screen 0 1920x1080x24" "${run[@]}")
     fi
-    TETHER_CONSOLE_URL=$url/ TETHER_RENDER_CONFIGS=$configs TETHER_HEADED=$headed \
+    TETHER_CONSOLE_URL=$url/ TETHER_ARTIFACTS=$artifacts TETHER_RENDER_CONFIGS=$configs TETHER_HEADED=$headed \
       TETHER_RENDER_TELEOP=1 TETHER_RENDER_SECONDS=$seconds TETHER_RENDER_RESULTS=$results \
       TETHER_RENDER_LABEL=$display TETHER_MIN_PLOT_HZ=0 "${run[@]}" >"$work/test-$display-$n.log" 2>&1 ||
       { echo "render-rate.sh: the $display run $n failed:"; tail -40 "$work/test-$display-$n.log"; status=1; }
@@ -148,6 +150,7 @@ done
 kill -0 "${pids[-1]}" 2>/dev/null || { echo "render-rate.sh: tether-ground ended during the runs" >&2; status=1; }
 
 echo
+echo "screenshots: $artifacts"
 echo "median of $repeat runs, ${seconds} s each, under two 1 kHz sites, teleoperation and the predicted arm:"
 node --input-type=module - "$results" "${TETHER_MIN_PLOT_HZ:-25}" <<'EOF' || status=1
 import fs from "node:fs";
@@ -163,17 +166,17 @@ for (const r of rows) {
 const pad = (s, n) => String(s).padEnd(n);
 const f1 = (v) => (Number.isFinite(v) ? v.toFixed(1) : "-");
 console.log(`${pad("display", 10)}${pad("configuration", 14)}${pad("plots Hz median (runs)", 30)}${pad("3-D Hz", 8)}` +
-  `${pad("floor fps", 11)}${pad("GPU proc. %", 13)}${pad("render mode", 15)}WebGL renderer`);
+  `${pad("floor fps", 11)}${pad("GPU proc. %", 13)}${pad("render mode(s)", 27)}WebGL renderer`);
 let bad = 0;
 for (const [k, rs] of groups) {
   const [label, config] = k.split("\t");
   const hz = median(rs.map((r) => r.plotHz));
   if (!(hz >= Number(min))) bad++;
-  const renderer = [...new Set(rs.map((r) => (r.renderer || "none").replace(/^ANGLE \((.*)\)$/, "$1").slice(0, 40)))].join(" / ");
+  const renderer = [...new Set(rs.map((r) => /swiftshader|llvmpipe/i.exec(r.renderer)?.[0] ?? (r.renderer || "none")))].join(" / ");
   console.log(`${pad(label, 10)}${pad(config, 14)}${pad(`${f1(hz)} (${rs.map((r) => f1(r.plotHz)).join(" ")})`, 30)}` +
     `${pad(f1(median(rs.map((r) => r.sceneHz))), 8)}${pad(f1(median(rs.map((r) => r.floorHz))), 11)}` +
     `${pad(String(median(rs.map((r) => r.cpu?.["gpu-process"] ?? NaN))), 13)}` +
-    `${pad([...new Set(rs.map((r) => r.renderMode))].join("/"), 15)}${renderer}`);
+    `${pad([...new Set(rs.map((r) => r.renderMode))].join("/"), 27)}${renderer}`);
 }
 console.log("floor fps: the same browser with a page that changes one 10-pixel square per frame.");
 if (bad) { console.log(`${bad} configuration(s) below ${min} Hz`); process.exit(1); }

@@ -124,7 +124,7 @@ function holdBackTelemetry() {
 async function ensureRunning(page) {
   const state = await page.evaluate(() => window.__tetherStats.latest()?.state);
   if (state === "RUNNING") return "running";
-  const result = await page.evaluate(async (task) => {
+  const result = await page.evaluate(async (task, idle) => {
     const site = window.__tetherStats.latest()?.site ?? "left";
     const ws = new WebSocket(`${location.origin.replace(/^http/, "ws")}/ws`);
     let id = 100;
@@ -138,12 +138,23 @@ async function ensureRunning(page) {
       ws.send(JSON.stringify({ ...msg, id: my }));
     });
     await new Promise((r) => ws.addEventListener("open", r, { once: true }));
-    const reset = await call({ type: "reset", site });
+    const said = (m) => (m.ok ? "ok" : `refused: ${m.error}`);
+    // An idle site (the task not started yet) needs only the start.
+    let reset = idle ? { ok: true } : await call({ type: "reset", site });
+    let recovered = "";
+    if (!reset.ok) {
+      // Stopped within a bound (a joint-limit margin): move out of it first, as an operator
+      // would with the console's recovery, then reset.
+      const recover = await call({ type: "recover", site, distance: 0.15 });
+      recovered = `, recover ${said(recover)}`;
+      await new Promise((r) => setTimeout(r, 4000));
+      reset = await call({ type: "reset", site });
+    }
     await new Promise((r) => setTimeout(r, 500));
     const start = await call({ type: "start", site, task });
     ws.close();
-    return `reset ${reset.ok ? "ok" : reset.error}, start ${start.ok ? "ok" : start.error}`;
-  }, restartTask);
+    return `${idle ? "" : `reset ${said(reset)}${recovered}, `}start ${said(start)}`;
+  }, restartTask, state === "IDLE");
   await page.waitForFunction(() => window.__tetherStats.latest()?.state === "RUNNING", { timeout: 10_000 })
     .catch(() => {});
   return `was ${state}: ${result}`;
@@ -186,14 +197,24 @@ async function openConsole(browser, config) {
     });
   }
   if (teleop) {
-    // A scripted pad: R1 (the enabling button) held, the right stick a little off centre
-    // (wx, the door's hinge), so the page sends its gamepad messages at 100 Hz.
+    // A scripted pad: R1 (the enabling button) held, the right stick (wx, about the door's
+    // hinge) steering the door angle the page shows (telemetry aux) after a target that
+    // swings between 0.15 and 0.45 rad every 8 s: the arm moves all the time and never
+    // drifts into a joint limit, however long the runs and wherever a page is closed.
     await page.evaluateOnNewDocument(() => {
       const buttons = new Array(17).fill(0);
       buttons[5] = 1;
+      const stick = () => {
+        const t = performance.now() / 1000;
+        const door = window.__tetherStats?.latest?.()?.aux?.[0]?.value;
+        if (typeof door !== "number") return 0.2 * Math.cos((2 * Math.PI * t) / 8);
+        const target = 0.3 + 0.15 * Math.sin((2 * Math.PI * t) / 8);
+        // A negative stick opens the door (wx = -axes[3]).
+        return Math.max(-0.35, Math.min(0.35, 2.5 * (door - target)));
+      };
       navigator.getGamepads = () => [{
         id: "scripted gamepad (tests/browser/rendering)", index: 0, connected: true,
-        mapping: "standard", timestamp: performance.now(), axes: [0, 0, 0, -0.3 * Math.sin((2 * Math.PI * performance.now()) / 10_000)],
+        mapping: "standard", timestamp: performance.now(), axes: [0, 0, 0, stick()],
         buttons: buttons.map((v) => ({ pressed: v > 0.5, touched: v > 0, value: v })),
       }];
     });

@@ -3,7 +3,7 @@
 // session is checked first and the socket waits for a login.
 import "./style.css";
 import { Connection } from "./connection";
-import { Store, ageText, el, stats } from "./store";
+import { Store, stats } from "./store";
 import { mountHeader } from "./stop";
 import { mountSites } from "./sites";
 import { mountScene } from "./scene";
@@ -54,19 +54,6 @@ mountHeader(byId("header"), conn, store, session);
 mountSites(byId("sites"), conn, store);
 mountTeleop(byId("teleop"), conn, store);
 mountScene(byId("scene"), store);
-// The 3-D view draws the active site's last telemetry: greyed, with its age, when that is
-// older than a second (the plots and readouts do the same for themselves).
-{
-  const scene = byId("scene");
-  const age = el("div", { class: "age", id: "scene-age" });
-  scene.insertBefore(age, scene.children[1] ?? null);
-  store.on("tick", () => {
-    const live = store.live(store.activeSite);
-    scene.classList.toggle("stale", !live);
-    const text = live ? "" : `${store.activeSite}: ${ageText(store.telemetryAge(store.activeSite))}`;
-    if (age.textContent !== text) age.textContent = text;
-  });
-}
 mountRun(byId("run"), conn, store);
 mountReadouts(byId("readouts"), store);
 mountPlots(byId("plots"), store);

@@ -153,6 +153,15 @@ export class LevelChooser {
     return false;
   }
 
+  /** Puts the level where the operator chose (or a failure forced) it, and judges the frame
+   *  rate afresh from there. */
+  set(level: number, now: number, reason: string): void {
+    this.probeFrom = null;
+    this.fps.length = 0;
+    this.setLevel(level, now, reason);
+    this.changes--;
+  }
+
   private setLevel(level: number, now: number, reason: string): void {
     this.level = Math.max(this.floor, Math.min(this.ceiling, level));
     this.reason = reason;

@@ -18,6 +18,7 @@ import {
   isSoftwareRenderer, LEVEL_2D, LevelChooser, levels, meterFrames, rendererName,
   type Choice, type Level, type RenderMode,
 } from "./render_budget";
+import { ageLabel, staleAfterMs } from "./readout_values";
 
 /** The arm's colour; the browser test looks for it in the screenshot. */
 export const ARM_COLOR = 0xff8c1a;
@@ -527,7 +528,8 @@ export function mountScene(root: HTMLElement, store: Store): void {
       try {
         const v = new WebGLView(() => (dirty = true), () => {
           webglFailure = "the WebGL context was lost";
-          switchTo(LEVEL_2D, "WebGL context lost");
+          chooser = new LevelChooser(LEVEL_2D, LEVEL_2D, performance.now(), webglFailure);
+          switchTo(LEVEL_2D);
         });
         view = v;
         rendererLabel = v.rendererName;
@@ -569,8 +571,7 @@ export function mountScene(root: HTMLElement, store: Store): void {
 
   /** Moves to a level, rebuilding the view when it changes between WebGL and 2-D, and
    *  draws it at once (a new canvas is blank until drawn). */
-  const switchTo = (index: number, _why: string) => {
-    chooser.level = index;
+  const switchTo = (index: number) => {
     const want = all[index].mode === "2d" || webglFailure ? "2d" : "webgl";
     if (!view || view.mode !== want) makeView(want);
     resize();
@@ -585,13 +586,15 @@ export function mountScene(root: HTMLElement, store: Store): void {
   if (webglFailure) chooser = new LevelChooser(LEVEL_2D, LEVEL_2D, now0, webglFailure);
   else if (software) chooser = new LevelChooser(1, LEVEL_2D, now0, `software WebGL: ${rendererLabel}`);
   else chooser = new LevelChooser(0, LEVEL_2D, now0, "WebGL");
-  switchTo(chooser.level, chooser.reason);
+  switchTo(chooser.level);
 
+  // The operator's choice; "auto" starts afresh from the first level.
   choiceSel.addEventListener("change", () => {
     choice = choiceSel.value as Choice;
-    const floor = webglFailure ? LEVEL_2D : chooser.floor;
-    const index = choice === "auto" ? floor : choice === "2d" ? LEVEL_2D : choice === "webgl" ? (webglFailure ? LEVEL_2D : 0) : (webglFailure ? LEVEL_2D : 1);
-    switchTo(index, "chosen");
+    const index = webglFailure || choice === "2d" ? LEVEL_2D
+      : choice === "webgl" ? 0 : choice === "webgl-reduced" ? 1 : chooser.floor;
+    chooser.set(index, performance.now(), choice === "auto" ? "automatic again" : `chosen: ${choice}`);
+    switchTo(index);
   });
 
   // The page's frame rate, once a second: the automatic choice steps the view down when the
@@ -602,7 +605,7 @@ export function mountScene(root: HTMLElement, store: Store): void {
     sceneStats.sceneHz = (renders * 1000) / Math.max(1, now - rendersAt);
     renders = 0;
     rendersAt = now;
-    if (choice === "auto" && chooser.sample(fps, now)) switchTo(chooser.level, chooser.reason);
+    if (choice === "auto" && chooser.sample(fps, now)) switchTo(chooser.level);
     describe();
   });
 
@@ -616,13 +619,23 @@ export function mountScene(root: HTMLElement, store: Store): void {
   store.on("arm", (site) => (dirty ||= site === store.activeSite));
   store.on("active", () => (dirty = true));
 
+  // When the active site's telemetry arrived: older than 1 s, the view is greyed (the page's
+  // "stale" class) and says for how long it has had none.
+  const arrived = new Map<string, number>();
+  store.on("telemetry", (site) => arrived.set(site, performance.now()));
+
   // The readout at 5 Hz, whether or not the picture changed: readable, and no text layout in
   // every frame.
   const readout = () => {
     const t = store.telemetry.get(store.activeSite);
+    const age = performance.now() - (arrived.get(store.activeSite) ?? -Infinity);
+    const stale = !!t && age > staleAfterMs(store.hello?.telemetry_hz);
+    root.classList.toggle("stale", stale);
     let text: string;
     if (!t) {
       text = store.activeSite ? `no telemetry from ${store.activeSite} yet` : "no site";
+    } else if (stale) {
+      text = `${store.activeSite} · ${ageLabel(age)} · last: ${t.state}, cycle ${t.cycle}`;
     } else {
       const armMsg = store.arms.get(store.activeSite);
       const where = t.motion ? t.motion.p.map((v) => v.toFixed(3)).join(" ") + " m" : "unknown";
