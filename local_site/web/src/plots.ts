@@ -16,7 +16,7 @@ import type { TelemetryMsg } from "./protocol";
 import {
   countRange, flatRange, INTEGER_INCRS, shareRange, tickLabels, wrenchShares, type Floor,
 } from "./plot_scale";
-import { ageLabel, staleAfterMs, type BoundsMsg } from "./readout_values";
+import { ageLabel, type BoundsMsg } from "./readout_values";
 
 const WINDOW_S = 10;
 // 10 s at the highest rate a client may subscribe to (60 Hz), with a margin.
@@ -367,14 +367,11 @@ export function mountPlots(root: HTMLElement, store: Store): void {
     dirty = true;
   });
 
-  // When the active site's telemetry arrived (performance.now()): the panel's age.
-  let arrivedAt = -Infinity;
   store.on("telemetry", (site) => {
     stats.telemetry++;
     if (site !== store.activeSite) return;
     const m = store.telemetry.get(site) as Telemetry | undefined;
     if (!m) return;
-    arrivedAt = performance.now();
     if (m.q.length !== jointCount) build(m.q.length);
     const last = win.lastT();
     // Site time going back means a restarted site: start the window afresh. A repeated
@@ -388,7 +385,6 @@ export function mountPlots(root: HTMLElement, store: Store): void {
     }
     dirty = true;
   });
-  store.on("active", () => (arrivedAt = -Infinity));
 
   // Measured redraw rate, shown so the operator sees a stalled feed; the legends' bounds and
   // the panel's age four times a second.
@@ -404,8 +400,8 @@ export function mountPlots(root: HTMLElement, store: Store): void {
         if (text !== null && p.labels[i] && p.labels[i].textContent !== text) p.labels[i].textContent = text;
       });
     }
-    const ageMs = now - arrivedAt;
-    const stale = ageMs > staleAfterMs(store.hello?.telemetry_hz);
+    const ageMs = store.telemetryAge(store.activeSite);
+    const stale = !store.live(store.activeSite);
     root.classList.toggle("stale", stale);
     const note = stale ? `${store.activeSite || "no site"}: ${ageLabel(ageMs)}` : "";
     if (age.textContent !== note) age.textContent = note;

@@ -14,7 +14,7 @@ import "./readouts.css";
 import { el, type Store } from "./store";
 import type { TelemetryMsg } from "./protocol";
 import {
-  ageLabel, ageShort, boundShare, fmt, levelOf, nearestJointLimit, rangeShare, staleAfterMs,
+  ageLabel, ageShort, boundShare, fmt, levelOf, nearestJointLimit, rangeShare,
   type AuxMsg, type BoundsMsg, type DeviationMsg, type Level,
 } from "./readout_values";
 
@@ -199,17 +199,12 @@ export function mountReadouts(root: HTMLElement, store: Store): void {
   };
   for (const r of ROWS) view(r.key, r.label);
 
-  // Arrival of the active site's telemetry (performance.now()), kept here so the readouts do
-  // not depend on how other views track it.
-  const arrived = new Map<string, number>();
-  store.on("telemetry", (site) => arrived.set(site, performance.now()));
-
   const render = () => {
     const site = store.activeSite;
     const m = store.telemetry.get(site) as BoundedTelemetry | undefined;
-    const at = arrived.get(site);
-    const ageMs = at === undefined ? Infinity : performance.now() - at;
-    const stale = ageMs > staleAfterMs(store.hello?.telemetry_hz);
+    // The store keeps every site's arrival times and the one staleness rule.
+    const ageMs = store.telemetryAge(site);
+    const stale = !store.live(site);
     setText(heading, `readouts${site ? `: ${site}` : ""}${m?.task?.name ? ` · ${m.task.name}` : ""}`);
     root.classList.toggle("stale", stale);
     setText(note, stale ? `${site || "no site"}: ${ageLabel(ageMs)}` : "");

@@ -4,7 +4,8 @@
 // pendant's "move out of limit").
 import type { Connection } from "./connection";
 import { stateClass } from "./sites";
-import { ageText, el, type Store } from "./store";
+import { el, type Store } from "./store";
+import { ageLabel } from "./readout_values";
 
 export function mountRun(root: HTMLElement, conn: Connection, store: Store): void {
   const siteName = el("b", { id: "run-site" });
@@ -79,7 +80,7 @@ export function mountRun(root: HTMLElement, conn: Connection, store: Store): voi
     state.className = `site-state ${st === "unreachable" ? "bad" : stateClass(st, cause)}`;
     breach.textContent = cause ? `${cause === "operator stop" ? "stopped by the operator" : `breach: ${cause}`}${detail ? ` — ${detail}` : ""}` : "";
     breach.className = cause && cause !== "operator stop" ? "bad" : "warn";
-    age.textContent = live ? "" : ageText(store.telemetryAge(name));
+    age.textContent = live ? "" : ageLabel(store.telemetryAge(name));
     const stopped = st === "STOPPED" || st === "STOPPING";
     resetBtn.classList.toggle("suggest", stopped);
     recoverBtn.classList.toggle("suggest", stopped && !!cause && cause !== "operator stop");

@@ -18,7 +18,7 @@ import {
   isSoftwareRenderer, LEVEL_2D, LevelChooser, levels, meterFrames, rendererName,
   type Choice, type Level, type RenderMode,
 } from "./render_budget";
-import { ageLabel, staleAfterMs } from "./readout_values";
+import { ageLabel } from "./readout_values";
 
 /** The arm's colour; the browser test looks for it in the screenshot. */
 export const ARM_COLOR = 0xff8c1a;
@@ -619,17 +619,13 @@ export function mountScene(root: HTMLElement, store: Store): void {
   store.on("arm", (site) => (dirty ||= site === store.activeSite));
   store.on("active", () => (dirty = true));
 
-  // When the active site's telemetry arrived: older than 1 s, the view is greyed (the page's
-  // "stale" class) and says for how long it has had none.
-  const arrived = new Map<string, number>();
-  store.on("telemetry", (site) => arrived.set(site, performance.now()));
-
   // The readout at 5 Hz, whether or not the picture changed: readable, and no text layout in
   // every frame.
   const readout = () => {
     const t = store.telemetry.get(store.activeSite);
-    const age = performance.now() - (arrived.get(store.activeSite) ?? -Infinity);
-    const stale = !!t && age > staleAfterMs(store.hello?.telemetry_hz);
+    // Older than the store's staleness rule, the view is greyed and says for how long.
+    const age = store.telemetryAge(store.activeSite);
+    const stale = !!t && !store.live(store.activeSite);
     root.classList.toggle("stale", stale);
     let text: string;
     if (!t) {

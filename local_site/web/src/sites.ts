@@ -9,7 +9,8 @@
 // renewed every 1.5 s (the site lets it lapse after 5 s of silence, so that a vanished console
 // does not lock the arm out), and a lapse shows at once, with the site's word for it.
 import type { Connection } from "./connection";
-import { ageText, clock, el, stats, type Store } from "./store";
+import { clock, el, stats, type Store } from "./store";
+import { ageLabel } from "./readout_values";
 
 /** Renewal period of a lease this page holds: well inside the site's 5 s lapse. */
 const RENEW_MS = 1500;
@@ -162,8 +163,8 @@ export function mountSites(root: HTMLElement, conn: Connection, store: Store): v
     setClass(card.extra, `site-extra ${cause && cause !== "operator stop" ? "bad site-breach" : s && !s.connected ? "bad" : "dim"}`);
     // The age of what the card shows: the status poll's and the telemetry's.
     let age = "";
-    if (!reachable) age = `status: ${ageText(store.statusAge(name))}`;
-    else if (!live) age = `telemetry: ${ageText(store.telemetryAge(name))}`;
+    if (!reachable) age = `status: ${ageLabel(store.statusAge(name))}`;
+    else if (!live) age = `telemetry: ${ageLabel(store.telemetryAge(name))}`;
     setText(card.age, age);
   };
 

@@ -11,7 +11,8 @@
 // outcome follows the site afterwards instead of freezing the state the reply carried.
 import type { Connection } from "./connection";
 import type { Session } from "./session";
-import { ageText, clock, el, type Store } from "./store";
+import { clock, el, type Store } from "./store";
+import { ageLabel } from "./readout_values";
 
 const STOP_TITLE = "Stop the active site (Shift: every site)";
 
@@ -57,10 +58,10 @@ export function mountHeader(root: HTMLElement, conn: Connection, store: Store, s
     if (!groundOpen) return { cls: "stale", text: `${name}: ?`, title: "the ground is not connected: nothing here is live" };
     if (!s) return { cls: "stale", text: `${name}: …`, title: "no status yet" };
     if (!store.reachable(name)) {
-      const why = s.connected ? ageText(store.statusAge(name)).replace("no data", "no status") : s.error || "no answer";
+      const why = s.connected ? ageLabel(store.statusAge(name)).replace("no data", "no status") : s.error || "no answer";
       return { cls: "bad", text: `${name}: unreachable`, title: why };
     }
-    if (!store.live(name)) return { cls: "warn", text: `${name}: ${ageText(store.telemetryAge(name))}`, title: "the site answers its status but sends no telemetry" };
+    if (!store.live(name)) return { cls: "warn", text: `${name}: ${ageLabel(store.telemetryAge(name))}`, title: "the site answers its status but sends no telemetry" };
     return { cls: "ok", text: `${name}: live`, title: `status ${(store.statusAge(name) / 1000).toFixed(1)} s ago, telemetry ${(store.telemetryAge(name) / 1000).toFixed(1)} s ago` };
   };
   const showChips = () => {

@@ -1,6 +1,7 @@
 // What the console knows of the sites, kept from the server's messages; the views read it
 // and subscribe to the changes they draw.
 import type { Connection } from "./connection";
+import { staleAfterMs } from "./readout_values";
 import type { ArmMsg, HelloMsg, SiteMsg, TelemetryMsg, TeleopMsg } from "./protocol";
 
 /** Called with the site the change is about, when there is one. */
@@ -27,9 +28,8 @@ export interface StoredTask {
   summary: string;
 }
 
-/** Telemetry is live for this long after its arrival [ms]. The site messages come with the
- *  status poll, once a second: three of its periods. */
-export const TELEMETRY_STALE_MS = 1000;
+/** The site messages come with the status poll, once a second: stale after three of its
+ *  periods [ms]. (Telemetry: staleAfterMs, 1 s or three periods of a slower stream.) */
 export const STATUS_STALE_MS = 3000;
 
 export class Store {
@@ -118,9 +118,10 @@ export class Store {
     return at === undefined ? Infinity : performance.now() - at;
   }
 
-  /** Whether the site's telemetry is live: arrived within TELEMETRY_STALE_MS. */
+  /** Whether the site's telemetry is live: arrived within staleAfterMs of the stream's rate.
+   *  The one rule every view applies. */
   live(site: string): boolean {
-    return this.telemetryAge(site) <= TELEMETRY_STALE_MS;
+    return this.telemetryAge(site) <= staleAfterMs(this.hello?.telemetry_hz);
   }
 
   /** Whether the site answers: its last status said so and is recent. */
@@ -204,15 +205,6 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   }
   for (const c of children) e.append(c);
   return e;
-}
-
-/** "no data for 3 s" / "12 s" style age of a value [ms]. */
-export function ageText(ms: number): string {
-  if (!Number.isFinite(ms)) return "no data yet";
-  const s = ms / 1000;
-  if (s < 60) return `no data for ${s < 10 ? s.toFixed(1) : s.toFixed(0)} s`;
-  if (s < 3600) return `no data for ${(s / 60).toFixed(0)} min`;
-  return `no data for ${(s / 3600).toFixed(1)} h`;
 }
 
 /** The wall-clock time of day, HH:MM:SS. */

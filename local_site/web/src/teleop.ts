@@ -5,7 +5,8 @@
 // releases it at once, and the ground releases it on its own when heartbeats stop.
 import type { Connection } from "./connection";
 import type { TeleopMode } from "./protocol";
-import { ageText, el, stats, type Store } from "./store";
+import { el, stats, type Store } from "./store";
+import { ageLabel } from "./readout_values";
 
 // 100 Hz, inside the protocol's 50–125 Hz, independent of requestAnimationFrame (which
 // runs slowly or not at all in a busy, headless or background page). On a busy page a timer
@@ -158,7 +159,7 @@ export function mountTeleop(root: HTMLElement, conn: Connection, store: Store): 
     if (!site) return;
     const live = store.live(site);
     root.classList.toggle("stale", !live);
-    setText(age, live ? "" : `${site}: ${ageText(store.telemetryAge(site))}`);
+    setText(age, live ? "" : `${site}: ${ageLabel(store.telemetryAge(site))}`);
   });
   conn.onState((s) => {
     if (s !== "open") {
