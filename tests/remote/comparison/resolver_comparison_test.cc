@@ -87,7 +87,7 @@ TEST(ResolverComparison, TableHasOneRowPerRunAndEveryColumn) {
   b.completed = false;
   b.breach = "torque 61 N·m exceeds the bound";
   const std::string table = comparison_table({a, b});
-  EXPECT_NE(table.find("| closed path x20 | SHAKE + annealing (001) | yes | 2.14 | none | 0 | "
+  EXPECT_NE(table.find("| closed path x20 | SHAKE + annealing | yes | 2.14 | none | 0 | "
                        "500.00 | 20.0 | 40.0 | 1.000 |"),
             std::string::npos)
       << table;

@@ -147,13 +147,13 @@ const char* to_string(Scenario scenario) {
 const char* resolver_label(ResolverKind kind) {
   switch (kind) {
     case ResolverKind::kDls:
-      return "DLS (004)";
+      return "DLS (extended task space)";
     case ResolverKind::kConfigurationControl:
-      return "configuration control (002)";
+      return "configuration control";
     case ResolverKind::kConstrainedOptimisation:
-      return "constrained optimisation (000)";
+      return "constrained optimisation";
     case ResolverKind::kShake:
-      return "SHAKE + annealing (001)";
+      return "SHAKE + annealing";
   }
   return "unknown";
 }
@@ -355,7 +355,7 @@ ScenarioResult run_scenario(Scenario scenario, ResolverKind resolver, const ArmM
   ScenarioResult r = run_task(scenario, task, arm, duration_of(scenario, options), nullptr);
   if (resolver == ResolverKind::kConstrainedOptimisation &&
       options.constrained_optimisation_arm_angle_row) {
-    r.label = "constrained optimisation, arm angle row (000)";
+    r.label = "constrained optimisation, arm angle row";
   }
   return r;
 }

@@ -37,7 +37,7 @@ namespace tether::remote {
 enum class Scenario { kDoorOpening, kObstaclePass, kReachThroughHole, kClosedPath };
 
 const char* to_string(Scenario scenario);
-// The table's name of a resolver: what it is and its seed, "DLS (004)".
+// The table's name of a resolver, as docs/seeds.md names its method: "DLS (extended task space)".
 const char* resolver_label(ResolverKind kind);
 
 struct ComparisonOptions {
