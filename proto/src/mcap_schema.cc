@@ -2,11 +2,36 @@
 
 #include <google/protobuf/descriptor.pb.h>
 
+#include <algorithm>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "tether/v1/field_spec.pb.h"
+
 namespace tether::proto {
+namespace {
+
+// What only the task schema's field options need (field_spec.proto and the descriptor.proto
+// it extends): a reader decodes without them, and the options' units, ranges and texts would
+// otherwise add kilobytes to every recording and black-box segment that carries a schema.
+bool options_only(const std::string& name) {
+  return name == "tether/v1/field_spec.proto" || name == "google/protobuf/descriptor.proto";
+}
+
+void strip_field_specs(google::protobuf::DescriptorProto& message) {
+  for (google::protobuf::FieldDescriptorProto& field : *message.mutable_field()) {
+    if (!field.has_options()) continue;
+    field.mutable_options()->ClearExtension(v1::spec);
+    if (field.options().ByteSizeLong() == 0) field.clear_options();
+  }
+  for (google::protobuf::DescriptorProto& nested : *message.mutable_nested_type()) {
+    strip_field_specs(nested);
+  }
+}
+
+}  // namespace
 
 std::string protobuf_schema(const google::protobuf::Descriptor& d) {
   google::protobuf::FileDescriptorSet set;
@@ -20,10 +45,17 @@ std::string protobuf_schema(const google::protobuf::Descriptor& d) {
     auto& [file, next] = stack.back();
     if (next < file->dependency_count()) {
       const google::protobuf::FileDescriptor* dependency = file->dependency(next++);
+      if (options_only(dependency->name())) continue;
       if (added.insert(dependency).second) stack.emplace_back(dependency, 0);
       continue;
     }
-    file->CopyTo(set.add_file());
+    google::protobuf::FileDescriptorProto* copy = set.add_file();
+    file->CopyTo(copy);
+    auto* imports = copy->mutable_dependency();
+    imports->erase(std::remove_if(imports->begin(), imports->end(), options_only), imports->end());
+    for (google::protobuf::DescriptorProto& message : *copy->mutable_message_type()) {
+      strip_field_specs(message);
+    }
     stack.pop_back();
   }
   return set.SerializeAsString();

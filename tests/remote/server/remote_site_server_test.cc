@@ -719,7 +719,8 @@ TEST_F(RemoteSiteServerTest, AClosedStreamReportsItsLastIncrementAppliedBeforeIt
   // The longest stall timeout: this test is about the end, and a sanitizer's pauses must
   // not end the task first.
   v1::TaskParameters task = shipped_task("door_shared");
-  task.mutable_teleoperation()->set_stall_timeout_s(kMaxStallTimeout);
+  task.mutable_teleoperation()->set_stall_timeout_s(
+      tether::find_field_rule("teleoperation.stall_timeout_s")->max);
   ASSERT_TRUE(upload("alice", "shared", task).ok());
   TeleopSession session(*stub_, "alice");
   // Sent before the start: stale (dropped at the task's first cycle, which may also catch
@@ -947,7 +948,8 @@ bool reflection_reaches(const UdpSocket& socket, datagram::Opener& opener, std::
 TEST_F(RemoteSiteServerTest, DatagramPlaneForgedReplayedAndTamperedDatagramsMoveNothing) {
   v1::TaskParameters task = shipped_task("door_shared");
   // Forged datagrams are no heartbeats: the stall bound must outlast the attack below.
-  task.mutable_teleoperation()->set_stall_timeout_s(kMaxStallTimeout);
+  task.mutable_teleoperation()->set_stall_timeout_s(
+      tether::find_field_rule("teleoperation.stall_timeout_s")->max);
   ASSERT_TRUE(upload("alice", "shared", task).ok());
   TeleopSession session(*stub_, "alice", /*datagrams=*/true);
   ASSERT_TRUE(session.datagram_keys());

@@ -67,7 +67,8 @@ TEST(TaskValidation, TheSeedsSpringTrajectoryDoorTaskIsValid) {
 
 TEST(TaskValidation, DisabledBehavioursDefaultsDoNotConstrainTheLongestPeriod) {
   TaskParameters t = door_force_task();
-  t.period = kMaxTaskPeriod;  // the default dither period (0.1 s) is then ≤ 2·period
+  t.period =
+      find_field_rule("period_s")->max;  // the default dither period (0.1 s) is then ≤ 2·period
   t.impedance.damping << 150, 150, 150, 30, 30, 30, 30;  // stable at 100 ms: dt·b/m = 1.5
   const auto issues = validate_task(t, iiwa());
   EXPECT_TRUE(issues.empty()) << all_messages(issues);
@@ -131,15 +132,15 @@ std::vector<BadTask> bad_tasks() {
       {"PeriodLongerThan100ms",
        [](TaskParameters& t) { t.period = 0.2; },
        "period_s",
-       {"period_s = 0.2: must be in [0.0001, 0.1] s"}},
+       {"period_s = 0.2: must be finite and in [0.0001, 0.1] s"}},
       {"PeriodShorterThan100us",
        [](TaskParameters& t) { t.period = 1e-5; },
        "period_s",
-       {"period_s = 1e-05: must be in [0.0001, 0.1] s"}},
+       {"period_s = 1e-05: must be finite and in [0.0001, 0.1] s"}},
       {"PeriodNaN",
        [](TaskParameters& t) { t.period = kNaN; },
        "period_s",
-       {"period_s = nan: must be in"}},
+       {"period_s = nan: must be finite and in"}},
       // Frames.
       {"MotionFrameIsAReflection",
        [](TaskParameters& t) { t.tool_T_motion.R = Vector3(1, 1, -1).asDiagonal(); },
@@ -237,7 +238,7 @@ std::vector<BadTask> bad_tasks() {
       {"NegativeFilterCutoff",
        [](TaskParameters& t) { t.wrench_sensor.filter_cutoff = -1; },
        "wrench_sensor.filter_cutoff_hz",
-       {"wrench_sensor.filter_cutoff_hz = -1: must be in"}},
+       {"wrench_sensor.filter_cutoff_hz = -1: must be finite and ≥ 0 Hz"}},
       // Trajectories.
       {"TrajectoryEnabledWithoutWaypoints",
        [](TaskParameters& t) { t.trajectory.enabled = true; },
@@ -255,7 +256,7 @@ std::vector<BadTask> bad_tasks() {
          t.trajectory.waypoints = {waypoint(-0.1), waypoint(1.0)};
        },
        "trajectory.waypoints[0].time_s",
-       {"trajectory.waypoints[0].time_s = -0.1: must be ≥ 0 s"}},
+       {"trajectory.waypoints[0].time_s = -0.1: must be finite and ≥ 0 s"}},
       {"WaypointArmAngleNaN",
        [](TaskParameters& t) {
          t.trajectory.waypoints = {waypoint(1.0), waypoint(2.0)};
@@ -295,11 +296,11 @@ std::vector<BadTask> bad_tasks() {
       {"StallTimeoutLongerThanOneSecond",
        [](TaskParameters& t) { t.teleoperation.stall_timeout = 2; },
        "teleoperation.stall_timeout_s",
-       {"teleoperation.stall_timeout_s = 2: must be in (0, 1] s"}},
+       {"teleoperation.stall_timeout_s = 2: must be finite and in (0, 1] s"}},
       {"StallTimeoutZero",
        [](TaskParameters& t) { t.teleoperation.stall_timeout = 0; },
        "teleoperation.stall_timeout_s",
-       {"teleoperation.stall_timeout_s = 0: must be in (0, 1] s"}},
+       {"teleoperation.stall_timeout_s = 0: must be finite and in (0, 1] s"}},
       {"NegativeTeleoperationGain",
        [](TaskParameters& t) { t.teleoperation.gain[3] = -80; },
        "teleoperation.gain.rotation.x",
@@ -476,11 +477,11 @@ std::vector<BadTask> bad_tasks() {
       {"StopTimeLongerThanFiveSeconds",
        [](TaskParameters& t) { t.bounds.stop_time = 6; },
        "bounds.stop_time_s",
-       {"bounds.stop_time_s = 6: must be in (0, 5] s"}},
+       {"bounds.stop_time_s = 6: must be finite and in (0, 5] s"}},
       {"StopTimeShorterThanACycle",
        [](TaskParameters& t) { t.bounds.stop_time = 0.01; },
        "bounds.stop_time_s",
-       {"bounds.stop_time_s = 0.01: must be in (0, 5] s and ≥ period_s = 0.02 s"}},
+       {"bounds.stop_time_s = 0.01: must be ≥ period_s = 0.02 s"}},
       {"NoOverrunAllowed",
        [](TaskParameters& t) { t.bounds.max_consecutive_overruns = 0; },
        "bounds.max_consecutive_overruns",

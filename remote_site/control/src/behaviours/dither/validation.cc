@@ -12,8 +12,8 @@ namespace tether {
 void validate(const DitherParameters& parameters, TaskChecker& check) {
   const DitherParameters& d = parameters;
   for (int i = 0; i < 6; ++i) {
-    check.non_negative(FieldPath("dither.amplitude").twist_row(i), d.amplitude[i],
-                       " (peak speed; the wave's phase is fixed)");
+    check.in_spec(FieldPath("dither.amplitude").twist_row(i), d.amplitude[i],
+                  " (peak speed; the wave's phase is fixed)");
   }
   if (check.period_ok() && d.enabled) {
     const double min = 2.0 * check.task().period;
@@ -23,7 +23,7 @@ void validate(const DitherParameters& parameters, TaskChecker& check) {
                        " s (2·period_s: a triangle wave needs more than two samples per period)");
     }
   } else {
-    check.positive("dither.period_s", d.period);
+    check.in_spec("dither.period_s", d.period);
   }
   check.frame("dither.motion_T_dither", d.motion_T_dither);
   check.behaviour_damping("dither", d.enabled, d.input, d.damping);

@@ -13,10 +13,10 @@ void validate(const JointLimitAvoidanceParameters& parameters, TaskChecker& chec
   const JointLimitAvoidanceParameters& j = parameters;
   for (int i = 0; i < kArmDof; ++i) {
     const FieldPath zone = FieldPath("joint_limit_avoidance.zone").joint(i);
-    if (check.positive(zone, j.zone[i]) && j.enabled) {
+    if (check.in_spec(zone, j.zone[i]) && j.enabled) {
       check.joint_range_fraction(zone, i, j.zone[i], true, "must be");
     }
-    check.non_negative(FieldPath("joint_limit_avoidance.gain").joint(i), j.gain[i]);
+    check.in_spec(FieldPath("joint_limit_avoidance.gain").joint(i), j.gain[i]);
   }
   check.behaviour_damping("joint_limit_avoidance", j.enabled, j.input, j.damping);
 }

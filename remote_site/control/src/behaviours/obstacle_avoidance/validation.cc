@@ -20,14 +20,14 @@ void validate(const ObstacleAvoidanceParameters& parameters, TaskChecker& check)
   for (std::size_t k = 0; k < o.obstacles.size(); ++k) {
     const FieldPath path = FieldPath("obstacle_avoidance.obstacles").element(static_cast<int>(k));
     check.finite(path.field("centre"), o.obstacles[k].centre);
-    check.non_negative(path.field("radius_m"), o.obstacles[k].radius);
-    check.positive(path.field("influence_m"), o.obstacles[k].influence);
+    check.in_spec(path.field("radius_m"), o.obstacles[k].radius);
+    check.in_spec(path.field("influence_m"), o.obstacles[k].influence);
   }
   for (int i = 0; i < kArmDof; ++i) {
-    check.non_negative(FieldPath("obstacle_avoidance.link_radius").joint(i), o.link_radius[i]);
+    check.in_spec(FieldPath("obstacle_avoidance.link_radius").joint(i), o.link_radius[i]);
   }
-  check.non_negative("obstacle_avoidance.recovery", o.recovery);
-  check.non_negative("obstacle_avoidance.behaviour_gain", o.behaviour_gain);
+  check.in_spec("obstacle_avoidance.recovery", o.recovery);
+  check.in_spec("obstacle_avoidance.behaviour_gain", o.behaviour_gain);
   if (o.enabled && o.obstacles.empty()) {
     check.add("obstacle_avoidance.obstacles",
               ": none, but obstacle_avoidance.enabled is true: give at least one obstacle or "

@@ -14,11 +14,11 @@ void validate(const SpringTrajectoryParameters& parameters, TaskChecker& check) 
   check.frame("spring_trajectory.destination", s.destination);
   check.finite("spring_trajectory.arm_angle_rad", s.arm_angle);
   for (int i = 0; i < 3; ++i) {
-    check.bound(FieldPath("spring_trajectory.max_translation").component(i), s.max_translation[i],
-                "m");
+    check.in_spec(FieldPath("spring_trajectory.max_translation").component(i),
+                  s.max_translation[i]);
   }
-  check.bound("spring_trajectory.max_rotation_rad", s.max_rotation, "rad");
-  check.bound("spring_trajectory.max_arm_angle_rad", s.max_arm_angle, "rad");
+  check.in_spec("spring_trajectory.max_rotation_rad", s.max_rotation);
+  check.in_spec("spring_trajectory.max_arm_angle_rad", s.max_arm_angle);
 }
 
 }  // namespace tether

@@ -17,10 +17,8 @@ void validate(const TrajectoryParameters& parameters, TaskChecker& check) {
     const Waypoint& w = t.waypoints[j];
     const FieldPath waypoints("trajectory.waypoints");
     const FieldPath path = waypoints.element(static_cast<int>(j));
-    const bool time_ok = check.finite(path.field("time_s"), w.time);
-    if (time_ok && j == 0 && w.time < 0.0) {
-      check.reject(path.field("time_s"), w.time, "must be ≥ 0 s (time since the task started)");
-    }
+    const bool time_ok =
+        check.in_spec(path.field("time_s"), w.time, " (time since the task started)");
     if (time_ok && previous_ok && w.time <= previous) {
       check.reject(path.field("time_s"), w.time,
                    "must be > " +

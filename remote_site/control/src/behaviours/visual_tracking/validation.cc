@@ -15,11 +15,11 @@ void validate(const VisualTrackingParameters& parameters, TaskChecker& check) {
                  "must be > 0 m: the target is wanted in front of the camera (C's z axis is "
                  "the optical axis, out of the lens)");
   }
-  check.non_negative("visual_tracking.gain", p.gain);
-  check.non_negative("visual_tracking.velocity_filter_hz", p.velocity_filter_hz,
-                     " (0 = no feed-forward of the target's velocity)");
-  check.positive("visual_tracking.max_speed_mps", p.max_speed);
-  check.positive("visual_tracking.lost_timeout_s", p.lost_timeout);
+  check.in_spec("visual_tracking.gain", p.gain);
+  check.in_spec("visual_tracking.velocity_filter_hz", p.velocity_filter_hz,
+                " (0 = no feed-forward of the target's velocity)");
+  check.in_spec("visual_tracking.max_speed_mps", p.max_speed);
+  check.in_spec("visual_tracking.lost_timeout_s", p.lost_timeout);
   check.behaviour_damping("visual_tracking", p.enabled, p.input, p.damping);
 }
 

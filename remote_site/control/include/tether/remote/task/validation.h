@@ -39,6 +39,7 @@
 
 #include "tether/common/kinematics.h"
 #include "tether/common/task/field_path.h"
+#include "tether/remote/task/schema.h"
 #include "tether/remote/task/task_parameters.h"
 
 namespace tether {
@@ -62,11 +63,8 @@ class TaskValidationError : public std::invalid_argument {
   std::vector<ValidationIssue> issues_;
 };
 
-// Limits the validator enforces (besides those that come from the arm).
-inline constexpr double kMinTaskPeriod = 1e-4;       // [s]
-inline constexpr double kMaxTaskPeriod = 0.1;        // [s]
-inline constexpr double kMaxStallTimeout = 1.0;      // [s]
-inline constexpr double kMaxStopTime = 5.0;          // [s]
+// Limits the validator enforces besides the fields' declared ranges (schema.h) and those
+// that come from the arm.
 inline constexpr double kFrameTolerance = 1e-6;      // orthonormality, det and frame equality
 inline constexpr double kMinReferenceLength = 1e-6;  // arm-angle reference vector [m]
 // A task's name: it names the stored file and every log, audit and telemetry line, so it is
@@ -134,26 +132,31 @@ class TaskChecker {
     reject(path, v, "must be finite");
     return false;
   }
-  bool positive(const FieldPath& path, double v, const std::string& why = "") {
-    if (std::isfinite(v) && v > 0.0) return true;
-    reject(path, v, "must be finite and > 0" + why);
+  // `v`, one number of the field at `path` (a component or element of it, where it has
+  // several), against the field's declared rule: its (tether.v1.spec) option in the .proto
+  // files, compiled in as schema.h's table. `why` follows the rule in the message. A field
+  // that declares no rule is a defect of the schema, not of the task: std::logic_error.
+  bool in_spec(const FieldPath& path, double v, const std::string& why = "") {
+    const FieldRule& rule = rule_of(path);
+    if (rule.allows(v)) return true;
+    reject(path, v, rule.requirement() + why);
     return false;
   }
-  bool non_negative(const FieldPath& path, double v, const std::string& why = "") {
-    if (std::isfinite(v) && v >= 0.0) return true;
-    reject(path, v, "must be finite and ≥ 0" + why);
+  // A count: the same rule, printed as a whole number.
+  bool in_spec(const FieldPath& path, int v) {
+    const FieldRule& rule = rule_of(path);
+    if (rule.allows(static_cast<double>(v))) return true;
+    add(path, " = " + std::to_string(v) + ": " + rule.requirement(true));
     return false;
   }
-  // A bound: +infinity (absent in the file) disables it.
-  bool bound(const FieldPath& path, double v, const char* unit) {
-    if (!std::isnan(v) && v > 0.0) return true;
-    reject(path, v, std::string("must be > 0 ") + unit + " (leave it out for no bound)");
-    return false;
-  }
-  void count_in_range(const FieldPath& path, int v, int lo, int hi) {
-    if (v >= lo && v <= hi) return;
-    add(path, " = " + std::to_string(v) + ": must be in [" + std::to_string(lo) + ", " +
-                  std::to_string(hi) + "]");
+  static const FieldRule& rule_of(const FieldPath& path) {
+    const std::string spelt = path.to_string();
+    const FieldRule* rule = find_field_rule(spelt);
+    if (rule == nullptr) {
+      throw std::logic_error("task validation: the field " + spelt +
+                             " has no (tether.v1.spec) rule in proto/tether/v1/");
+    }
+    return *rule;
   }
   bool finite(const FieldPath& path, const Vector3& v) {
     bool ok = true;
@@ -177,15 +180,15 @@ class TaskChecker {
     const bool p = finite(path.field("position"), f.p);
     return r && p;
   }
-  bool motion_vector_non_negative(const FieldPath& path, const MotionVector& v) {
+  bool motion_vector_in_spec(const FieldPath& path, const MotionVector& v) {
     bool ok = true;
-    for (int i = 0; i < kMotionDim; ++i) ok = non_negative(path.motion_row(i), v[i]) && ok;
+    for (int i = 0; i < kMotionDim; ++i) ok = in_spec(path.motion_row(i), v[i]) && ok;
     return ok;
   }
   // Damping of a velocity-producing behaviour: used as B·ẋ when its input is a force.
   void behaviour_damping(const FieldPath& section, bool enabled, InputKind input,
                          const MotionVector& damping) {
-    const bool ok = motion_vector_non_negative(section.field("damping"), damping);
+    const bool ok = motion_vector_in_spec(section.field("damping"), damping);
     if (ok && enabled && input == InputKind::kForce && (damping.array() == 0.0).all()) {
       add(section.field("damping"),
           " = 0 on every row, but " + section.field("input").to_string() +
@@ -208,14 +211,14 @@ class TaskChecker {
   }
   // A radial window [r_min, r_max] of the wrist point (singularity avoidance, robustness).
   void singularity_region(const FieldPath& section, double r_min, double r_max, double gain) {
-    const bool min_ok = non_negative(section.field("r_min_m"), r_min);
-    const bool max_ok = positive(section.field("r_max_m"), r_max);
+    const bool min_ok = in_spec(section.field("r_min_m"), r_min);
+    const bool max_ok = in_spec(section.field("r_max_m"), r_max);
     if (min_ok && max_ok && r_min >= r_max) {
       reject(section.field("r_min_m"), r_min,
              "must be < " + section.field("r_max_m").to_string() + " = " + number(r_max) +
                  " (the regular region [r_min, r_max] must not be empty)");
     }
-    non_negative(section.field("gain"), gain);
+    in_spec(section.field("gain"), gain);
   }
 
  protected:
