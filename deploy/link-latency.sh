@@ -7,9 +7,21 @@
 # Runs RUNS sessions of SECONDS each way, alternating, and reports each way's median run
 # (by p99) and the TLS/plaintext ratio of p50 and p99.
 # Exit 1 if the TLS median p99 > 2 ms, or any increment was lost or applied twice.
-# Usage: deploy/link-latency.sh [BUILD_DIR] [SECONDS] [RUNS]
+# Usage: deploy/link-latency.sh [BUILD_DIR] [SECONDS] [RUNS] [--write-docs]
+#   --write-docs  also write the two median runs as docs/performance.md's table
+#                 (deploy/lib/doc-table.sh, marker deploy/link-latency.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source deploy/lib/doc-table.sh
+write_docs=0
+args=()
+for arg in "$@"; do
+  case $arg in
+    --write-docs) write_docs=1 ;;
+    *) args+=("$arg") ;;
+  esac
+done
+set -- "${args[@]}"
 build=${1:-build/release}
 seconds=${2:-30}
 runs=${3:-3}
@@ -96,4 +108,22 @@ awk -v a="$(field "$tls" latency_p50_ms)" -v b="$(field "$plain" latency_p50_ms)
     'BEGIN { printf "  mTLS / plaintext: p50 %.2f, p99 %.2f\n", a / b, c / d }'
 awk -v p="$(field "$tls" latency_p99_ms)" 'BEGIN { exit !(p <= 2.0) }' ||
   { echo "link latency: mTLS p99 above the 2 ms target"; status=1; }
+if [ "$write_docs" = 1 ]; then
+  # The page's table: each way's median run, lost of sent, and the ratios of p50 and p99.
+  for f in "$tls" "$plain"; do
+    echo "$(field "$f" latency_p50_ms) $(field "$f" latency_p99_ms) $(field "$f" latency_max_ms)" \
+      "$(field "$f" lost) $(field "$f" sent) $(field "$f" duplicates)"
+  done | awk 'function group(n,  s, out) {
+        s = sprintf("%d", n)
+        while (length(s) > 3) { out = " " substr(s, length(s) - 2) out; s = substr(s, 1, length(s) - 3) }
+        return s out }
+      { p50[NR] = $1; p99[NR] = $2
+        row[NR] = sprintf("%.2f ms | %.2f ms | %.1f ms | %d of %s | %d", $1, $2, $3, $4, group($5), $6) }
+      END { print "| link | p50 | p99 | max | lost | duplicated |"
+            print "|---|---|---|---|---|---|"
+            print "| mutual TLS | " row[1] " |"
+            print "| plaintext | " row[2] " |"
+            printf "| mTLS / plaintext | %.2f | %.2f | | | |\n", p50[1] / p50[2], p99[1] / p99[2] }' |
+    doc_table_write deploy/link-latency.sh || status=1
+fi
 exit $status

@@ -25,13 +25,25 @@
 # 1.5× the baseline's, and at 0 ms a round trip p99 within 2 ms of the stream's. Exit 1 if
 # one is missed. Writes OUT/table.md and prints it.
 #
-# Usage: deploy/link-table.sh [BUILD_DIR] [OUT_DIR]     (root; about 30 min with defaults)
+# Usage: deploy/link-table.sh [BUILD_DIR] [OUT_DIR] [--write-docs]   (root; about 30 min with defaults)
 #   DELAYS="0 50 250 1000" LOSSES="0 1 5 2b4" PLANES="datagram stream" REPEATS=3
 #   BOTTLENECK=1 OUTAGE=1; SMOKE=1 runs one cell (50 ms, 2 % in bursts, datagram, once),
 #   the baseline once and the outage row: what CI runs.
+#   --write-docs  also writes the table (OUT/table.md's Markdown rows, not the outage log)
+#                 into docs/performance.md (deploy/lib/doc-table.sh, marker deploy/link-table.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source deploy/lib/netns-link.sh
+source deploy/lib/doc-table.sh
+write_docs=0
+args=()
+for arg in "$@"; do
+  case $arg in
+    --write-docs) write_docs=1 ;;
+    *) args+=("$arg") ;;
+  esac
+done
+set -- "${args[@]}"
 build=${1:-build/release}
 out=${2:-build/link-table}
 if [ "${SMOKE:-0}" = 1 ]; then
@@ -316,4 +328,7 @@ if [ "${OUTAGE:-1}" = 1 ]; then
 fi
 echo "machine: $(nproc) cores, $(uname -r), $(date -u +%Y-%m-%d)" >>"$out/table.md"
 cat "$out/table.md"
+if [ "$write_docs" = 1 ]; then
+  awk '/^\|/ { print; next } { exit }' "$out/table.md" | doc_table_write deploy/link-table.sh || status=1
+fi
 exit $status

@@ -7,15 +7,27 @@
 # which are compared with the wake-ups cyclictest saw later than one period minus tether's
 # median compute time (the machine pausing longer than the loop's slack).
 #
-#   deploy/loop-timing.sh BUILD_DIR [SECONDS] [OUT.md]
+#   deploy/loop-timing.sh BUILD_DIR [SECONDS] [OUT.md] [--write-docs]
 #
+# --write-docs also writes the table (and its summary line) into docs/performance.md
+# (deploy/lib/doc-table.sh, marker deploy/loop-timing.sh), whether or not the target is met.
 # Needs root (or CAP_SYS_NICE) for SCHED_FIFO; without it both run at normal priority and
 # the table says so. Exit status 1 if the loop's p99 wake-up latency is more than 1.5x
 # cyclictest's (+ 20 us for the histograms' 1 us bins and a floor on an idle machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source deploy/lib/doc-table.sh
+write_docs=0
+args=()
+for arg in "$@"; do
+  case $arg in
+    --write-docs) write_docs=1 ;;
+    *) args+=("$arg") ;;
+  esac
+done
+set -- "${args[@]}"
 
-build=${1:?usage: deploy/loop-timing.sh BUILD_DIR [SECONDS] [OUT.md]}
+build=${1:?usage: deploy/loop-timing.sh BUILD_DIR [SECONDS] [OUT.md] [--write-docs]}
 seconds=${2:-30}
 out=${3:-}
 remote="$build/remote_site/apps/tether-remote"
@@ -39,7 +51,8 @@ cyclictest -m -p 80 -i 1000 -t 1 -a "$cpu" -D "${seconds}s" -q -h 20000 \
 "$remote" --task remote_site/tasks/door_spring.textproto --scene door \
   --duration "${seconds}s" --loop-cpu "$cpu" >"$work/tether.txt" 2>&1 || true
 
-python3 - "$work/cyclictest.txt" "$work/tether.txt" "$seconds" "$out" <<'EOF'
+status=0
+python3 - "$work/cyclictest.txt" "$work/tether.txt" "$seconds" "$work/table.md" <<'EOF' || status=$?
 import re, sys
 cyc_path, tether_path, seconds, out = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
 hist = {}
@@ -95,3 +108,8 @@ if out:
     open(out, 'w').write(text)
 sys.exit(0 if wake[1] <= 1.5 * pct(99) + 20 else 1)
 EOF
+if [ -s "$work/table.md" ]; then
+  [ -z "$out" ] || cp "$work/table.md" "$out"
+  [ "$write_docs" = 0 ] || doc_table_write deploy/loop-timing.sh <"$work/table.md" || status=1
+fi
+exit $status
