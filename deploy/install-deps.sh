@@ -18,6 +18,7 @@ packages=(
   libzstd-dev liblz4-dev  # MCAP recordings' chunk compression (common/mcap)
   iproute2  # network namespaces for the packet-level link (deploy/lib/netns-link.sh)
   clang libclang-rt-14-dev
+  help2man python3  # man pages from the programs' --help; the docs' command check
 )
 
 missing=()

@@ -28,6 +28,9 @@ umask 077  # keys (and the CA's database) readable by their owner only, from the
 
 usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 die() { echo "make-pki.sh: $*" >&2; exit 1; }
+case ${1:-} in
+  -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;  # for people and help2man
+esac
 [ $# -ge 2 ] || usage
 command -v openssl >/dev/null || die "openssl is not installed (apt-get install openssl)"
 

@@ -32,7 +32,9 @@ for path in ./usr/bin/tether-remote ./usr/bin/tether ./usr/bin/tether-ground ./u
             ./usr/share/tether/arms/iiwa7.urdf ./usr/share/tether/tasks/door_force.textproto \
             ./usr/share/tether/scripts/rotate_door.hcscript \
             ./usr/share/tether/commands/open-door.textproto \
-            ./usr/lib/systemd/system/tether-remote@.service; do
+            ./usr/lib/systemd/system/tether-remote@.service \
+            ./usr/share/man/man1/tether.1 ./usr/share/man/man1/tether-remote.1 \
+            ./usr/share/man/man1/tether-make-pki.1 ./usr/share/doc/tether/docs/task-reference.md; do
   grep -qx "$path" "$work/contents" || fail "$path is not in the package"
 done
 dpkg -i "$deb" >/dev/null || fail "dpkg -i"
