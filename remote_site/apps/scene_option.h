@@ -14,7 +14,8 @@
 namespace tether::remote {
 
 inline CLI::Option* add_scene_option(CLI::App& app, std::string& scene_name) {
-  return app.add_option("--scene", scene_name, "free (default), door, wall, obstacles, proximity")
+  return app
+      .add_option("--scene", scene_name, "free (default), door, wall, obstacles, proximity, target")
       ->option_text("NAME")
       ->check(cli::OneOf([](std::string_view name) { return scene_from_name(name).has_value(); },
                          kSceneNames));

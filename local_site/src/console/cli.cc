@@ -954,7 +954,8 @@ const std::vector<Command>& commands() {
         {"--arm", "A", "arm to validate and preview against: iiwa7 (default) or panda",
          preview_arm_check()},
         {"--scene", "S",
-         "preview scene: free, door, wall, obstacles, proximity (default: the\nsite's scene, else "
+         "preview scene: free, door, wall, obstacles, proximity, target (default: the\nsite's "
+         "scene, else "
          "free)",
          scene_check()},
         {"--duration", "T", "preview duration (default: last waypoint + 1 s, else 5 s)",
@@ -1126,7 +1127,7 @@ const std::vector<Command>& commands() {
        "a breach is predicted.\n",
        {{"FILE", "the task file"}},
        {{"--arm", "A", "iiwa7 (default) or panda", preview_arm_check()},
-        {"--scene", "S", "free (default), door, wall, obstacles, proximity", scene_check()},
+        {"--scene", "S", "free (default), door, wall, obstacles, proximity, target", scene_check()},
         {"--duration", "T", "task time to simulate (default: last waypoint + 1 s, else 5 s)",
          seconds_check()}},
        cmd_preview},

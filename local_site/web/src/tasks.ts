@@ -93,7 +93,7 @@ interface ShippedTask {
   error?: string;
 }
 
-const SCENES = ["free", "door", "wall", "obstacles", "proximity"];
+const SCENES = ["free", "door", "wall", "obstacles", "proximity", "target"];
 
 /** One command argument as a line: name [unit], what it allows, its default, its help. */
 function fmtArgument(a: unknown): string {
