@@ -11,7 +11,7 @@
 #
 # Usage: deploy/seed-pictures.sh [BUILD_DIR] [OUT_DIR]
 #   defaults: build/release build/seed-pictures; relative paths are from the source tree's
-#   top (the README's pictures: deploy/seed-pictures.sh build/release docs/seed-pictures)
+#   top (docs/seeds.md's pictures: deploy/seed-pictures.sh build/release docs/seed-pictures)
 # TETHER_DATA_DIR defaults to the source tree's common/ (the arms' URDFs).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
       "The local site's operator service: connects to one or more remote sites (tether-remote\n"
       "--serve), reports each site's executor state and breaches, and teleoperates one of them\n"
       "with a hand controller, rendering force reflection on the hand controller's actuators.\n"
-      "Keyboard keys are listed in local_site/README.md.");
+      "Keyboard keys are listed in docs/operator-guide.md.");
   cli::configure(app, {"tether-ground",
                        {"tether-ground --site [NAME=]HOST:PORT [--site ...] [options]"},
                        {{cli::kExitOk, "ok"},
@@ -170,7 +170,7 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   app.add_option("--web-users", options.web_users,
                  "console logins: lines NAME PASSWORD-HASH CERTIFICATE KEY; each person's\n"
-                 "requests reach the sites with their own certificate (see README)")
+                 "requests reach the sites with their own certificate (see docs/deployment.md)")
       ->option_text("FILE")
       ->check(CLI::ExistingFile);
   bool hash_password = false;

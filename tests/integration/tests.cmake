@@ -52,9 +52,9 @@ add_test(NAME BrowserConsole.chromium
 set_tests_properties(BrowserConsole.chromium PROPERTIES RUN_SERIAL TRUE TIMEOUT 600
                      LABELS browser)
 
-# Issue 29: deploy/recovery-demo.sh, the README's walk-through from a joint-limit stop to a
-# restarted task (refused reset, refused deepening jog, recovery, reset, restart), through the
-# real pair over mutual TLS.
+# Issue 29: deploy/recovery-demo.sh, docs/stops-and-recovery.md's walk-through from a
+# joint-limit stop to a restarted task (refused reset, refused deepening jog, recovery, reset,
+# restart), through the real pair over mutual TLS.
 add_test(NAME RecoveryDemo.joint_limit
          COMMAND bash ${PROJECT_SOURCE_DIR}/deploy/recovery-demo.sh ${CMAKE_BINARY_DIR})
 set_tests_properties(RecoveryDemo.joint_limit PROPERTIES RUN_SERIAL TRUE TIMEOUT 120

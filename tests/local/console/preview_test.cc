@@ -21,7 +21,7 @@ TEST(Preview, PredictsNoBreachForTheDoorForceTaskInTheDoorScene) {
   EXPECT_FALSE(report.breach) << report.breach->description;
   EXPECT_EQ(report.final_state, "running");
   EXPECT_EQ(report.cycles, 3001u);
-  // 18 N·m about the hinge opens the door (README: 47° after 4 s).
+  // 18 N·m about the hinge opens the door (docs/task-authoring.md: 47° after 4 s).
   EXPECT_GT(report.final_door_angle * kRadToDeg, 20.0);
   EXPECT_GT(report.peak_torque, 1.0);
   EXPECT_LT(report.peak_torque, task.bounds.max_torque);

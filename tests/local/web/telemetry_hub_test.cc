@@ -257,7 +257,7 @@ namespace tether::local::web {
 namespace {
 
 // Ten browsers at 30 Hz on one site published at 1 kHz: each gets its rate, and publishing
-// stays a copy and an exchange (the figures are printed for the README; the bounds are
+// stays a copy and an exchange (the figures are printed for docs/performance.md; the bounds are
 // loose, a loaded machine only delays messages).
 TEST_F(TelemetryHub, TenClientsEachGetTheirRate) {
   constexpr int kClients = 10;

@@ -217,7 +217,7 @@ TEST(DoorExperiment, SharedControlWithoutAHandControllerStreamStopsAtTheStallCap
 
 // ---- the seed's own sample time --------------------------------------------------------
 // The three variants at 20 ms with the seed's M, B and K and raw wrench samples, on the
-// simulated arm's default wrist compliance (scene.h, README "Door experiment"): the same
+// simulated arm's default wrist compliance (scene.h, docs/task-authoring.md): the same
 // outcomes as at 1 ms, and nothing rings once the start is over.
 
 TEST(DoorAt20Ms, ForceControlWith18NmOpensTheDoorAsAt1Ms) {

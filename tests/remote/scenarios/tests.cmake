@@ -14,7 +14,7 @@ tether_add_test(polishing_test SOURCES remote/scenarios/polishing_test.cc
 target_compile_definitions(polishing_test PRIVATE
   TETHER_TASK_DIR="${PROJECT_SOURCE_DIR}/remote_site/tasks")
 
-# The shipped task files run through tether-remote exactly as the README shows, so they
+# The shipped task files run through tether-remote exactly as docs/task-authoring.md shows, so they
 # cannot rot: exit status 0 = ran without a bound breach.
 add_test(NAME TetherRemote.RunsDoorForceTask
          COMMAND tether-remote --batch --scene door --duration 2s

@@ -4,7 +4,7 @@
 tether_add_test(seed_pictures_test SOURCES remote/seed/seed_pictures_test.cc LIBS tether::tools)
 
 # deploy/seed-pictures.sh (tether-seed-pictures into a fresh directory) runs in CI, and checks
-# that every picture was written as a PNG of reasonable size, so the README's command and its
+# that every picture was written as a PNG of reasonable size, so docs/seeds.md's command and its
 # pictures cannot rot.
 add_test(NAME SeedPictures.smoke
          COMMAND bash ${PROJECT_SOURCE_DIR}/deploy/seed-pictures.sh ${CMAKE_BINARY_DIR}

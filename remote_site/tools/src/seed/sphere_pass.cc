@@ -102,7 +102,7 @@ void write_sphere_pass_picture(const SpherePassRun& run, const std::string& path
   constexpr Rgb kCritical{214, 39, 40};
   report::Scene scene;
   scene.title = "Spheres-of-influence patent: the arm slides past two obstacle spheres";
-  scene.width = 1120;  // with the heights below, keeps the PNG under 150 kB for the README
+  scene.width = 1120;  // with the heights below, keeps the PNG under 150 kB for docs/seeds.md
   scene.subtitle = format(
       "iiwa7, DLS + obstacle constraints, the hand slides 0.55 m in 4 s; spheres r %.0f mm, "
       "influence %.0f mm; links capsules r %.0f mm; views projected, distances 3-D",

@@ -68,7 +68,7 @@ struct GripperParameters {
 // environment stiffness below roughly M/Δt² (the extended-task-space patent's door at 20 ms,
 // M = 10 kg, 2 kg·m²: 25 kN/m and 5 kN·m/rad). A welded grasp behind stiff joint servos is
 // far stiffer; this compliance sets the stiffness the loop meets. The defaults come from the
-// stiffness sweep in README "Door experiment" (deploy/compliance-sweep.sh), a margin below
+// stiffness sweep in docs/performance.md (deploy/compliance-sweep.sh), a margin below
 // the stability edge at 20 ms, within published figures for a servoed gripper's grasp.
 struct WristComplianceParameters {
   bool enabled = true;
