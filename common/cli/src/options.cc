@@ -454,6 +454,14 @@ CLI::App* add_command(CLI::App& program, const std::string& name, const std::str
 
 std::optional<int> parse(CLI::App& app, std::vector<std::string> args, std::ostream& out,
                          std::ostream& err) {
+  // --config from TETHER_CONFIG: CLI11 (2.1) reads its config file before the environment, so
+  // the option's envname alone never took effect; given here as if on the command line, ahead
+  // of the arguments (an explicit --config still wins: the last one counts).
+  const char* config = std::getenv("TETHER_CONFIG");
+  if (config != nullptr && *config != '\0' && app.get_config_ptr() != nullptr &&
+      std::find(args.begin(), args.end(), "--config") == args.end()) {
+    args.insert(args.begin(), {"--config", config});
+  }
   std::reverse(args.begin(), args.end());  // CLI11 takes them last first
   try {
     app.parse(args);

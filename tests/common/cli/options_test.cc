@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -331,6 +333,36 @@ TEST(ArmOptions, LoadTheShippedArmsByNameAndLeaveMissingFilesToTheRun) {
   const Outcome o = run(app, {"--arm", ""});
   EXPECT_EQ(o.status, kExitUsage);
   EXPECT_TRUE(contains(o.err, "tool: --arm: must not be empty")) << o.err;
+}
+
+// TETHER_CONFIG names the file the TLS options are read from, as --config does (CLI11 reads
+// its config file before the environment, so the variable alone was ignored), and an explicit
+// --config on the command line wins.
+TEST(TlsOptions, TetherConfigNamesTheFileTheOptionsAreReadFrom) {
+  const std::string dir = ::testing::TempDir();
+  const std::string from_env = dir + "/tether_config_env.conf";
+  const std::string given = dir + "/tether_config_given.conf";
+  std::ofstream(from_env) << "ca = \"env-ca.pem\"\ncert = \"env.pem\"\nkey = \"env.key\"\n";
+  std::ofstream(given) << "ca = \"given-ca.pem\"\n";
+  ::setenv("TETHER_CONFIG", from_env.c_str(), 1);
+  {
+    CLI::App app;
+    configure_tool(app);
+    TlsFiles files;
+    add_tls_options(app, files, TlsRole::kClient, "TLS", "");
+    EXPECT_FALSE(run(app, {}).status);
+    EXPECT_EQ(files.ca, "env-ca.pem");
+    EXPECT_EQ(files.cert, "env.pem");
+  }
+  {
+    CLI::App app;
+    configure_tool(app);
+    TlsFiles files;
+    add_tls_options(app, files, TlsRole::kClient, "TLS", "");
+    EXPECT_FALSE(run(app, {"--config", given}).status);
+    EXPECT_EQ(files.ca, "given-ca.pem");
+  }
+  ::unsetenv("TETHER_CONFIG");
 }
 
 }  // namespace
