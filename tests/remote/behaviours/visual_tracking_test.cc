@@ -175,9 +175,9 @@ TEST(VisualTracking, ValidationNamesTheFieldTheValueAndTheRule) {
           "wanted in front of the camera (C's z axis is the optical axis, out of the "
           "lens)"))
       << ::testing::PrintToString(messages);
-  EXPECT_TRUE(has("visual_tracking.lost_timeout_s = 0: must be finite and > 0"))
+  EXPECT_TRUE(has("visual_tracking.lost_timeout_s = 0: must be finite and > 0 s"))
       << ::testing::PrintToString(messages);
-  EXPECT_TRUE(has("visual_tracking.gain = -1: must be finite and ≥ 0"))
+  EXPECT_TRUE(has("visual_tracking.gain = -1: must be finite and ≥ 0 1/s"))
       << ::testing::PrintToString(messages);
 }
 
