@@ -29,15 +29,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source deploy/lib/doc-table.sh
-write_docs=0
-args=()
-for arg in "$@"; do
-  case $arg in
-    --write-docs) write_docs=1 ;;
-    *) args+=("$arg") ;;
-  esac
-done
-set -- "${args[@]}"
+doc_table_take_flag "$@"
+set -- "${doc_table_args[@]}"
 build=${1:-build/release}
 out=${2:-build/compliance}
 stiffnesses=${3:-1000:100 2000:200 5000:500 7000:700 10000:1000 20000:2000 30000:3000 50000:5000 rigid}

@@ -17,15 +17,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source deploy/lib/doc-table.sh
-write_docs=0
-args=()
-for arg in "$@"; do
-  case $arg in
-    --write-docs) write_docs=1 ;;
-    *) args+=("$arg") ;;
-  esac
-done
-set -- "${args[@]}"
+doc_table_take_flag "$@"
+set -- "${doc_table_args[@]}"
 
 build=${1:?usage: deploy/loop-timing.sh BUILD_DIR [SECONDS] [OUT.md] [--write-docs]}
 seconds=${2:-30}

@@ -11,6 +11,17 @@
 # it, then mv). Returns 1 with a message naming the marker and the page if the pair is
 # missing, repeated or out of order, or if the table is empty; the page is then untouched.
 
+# Takes --write-docs out of a script's arguments: sets write_docs (1 when given, else 0) and
+# doc_table_args (the rest, in order), for `set -- "${doc_table_args[@]}"`.
+doc_table_take_flag() {
+  write_docs=0
+  doc_table_args=()
+  local arg
+  for arg in "$@"; do
+    if [ "$arg" = --write-docs ]; then write_docs=1; else doc_table_args+=("$arg"); fi
+  done
+}
+
 DOC_TABLE_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 doc_table_write() (
