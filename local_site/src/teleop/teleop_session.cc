@@ -388,6 +388,7 @@ void TeleopSession::sample_loop() {
         send_time_ns_[(sequence - static_cast<std::uint64_t>(k)) % kSendRing].store(
             now, std::memory_order_release);
       }
+      stamped_.store(sequence, std::memory_order_release);
       // A datagram the socket refuses is lost like one the path drops: the next carries its
       // motion. The session ends on the stream (the control plane), not here. Refused before
       // the site ever answered (ICMP port unreachable: nothing listens for UDP there, e.g. a
@@ -430,6 +431,7 @@ void TeleopSession::sample_loop() {
       for (int k = pieces - 1; k >= 0 && written; --k) {
         const std::uint64_t number = sequence - static_cast<std::uint64_t>(k);
         send_time_ns_[number % kSendRing].store(now, std::memory_order_release);
+        stamped_.store(number, std::memory_order_release);
         wire::to_wire(piece, number, now, &message);
         wire::to_wire(sent, &message);
         std::lock_guard lock(stream_->write_mutex);
@@ -652,7 +654,10 @@ void TeleopSession::absorb(ReflectionSample sample, std::int64_t arrived, bool f
   // sent, which may be the whole idle time before the task started.
   const bool passed_over = skipped || sample.teleoperation.stale != before.stale ||
                            sample.teleoperation.lost != before.lost;
-  const std::uint64_t sent = sent_.load();
+  // Bounded by what this session stamped (not by sent_, stored after the write returns):
+  // the site may answer an increment before the writing thread gets that far, and were it
+  // the session's last, its round trip would go unmeasured.
+  const std::uint64_t sent = stamped_.load(std::memory_order_acquire);
   const std::uint64_t newest = std::min<std::uint64_t>(sample.applied_sequence, sent);
   // The ring holds the sampling times of the last kSendRing increments numbered (a sample
   // being written included): an older increment's slot holds a newer one's time.

@@ -275,6 +275,9 @@ class TeleopSession {
   std::atomic<SessionRecorder*> recorder_{nullptr};
   bool link_estimated_ = false;
   std::atomic<std::uint64_t> sent_{0};
+  // The newest sequence whose sampling time is in send_time_ns_, stored before the write
+  // that carries it: a reflection of it can come back before sent_ is.
+  std::atomic<std::uint64_t> stamped_{0};
 
   // Sampling times by sequence (a ring long enough for any in-flight window).
   static constexpr std::size_t kSendRing = 1 << 16;
