@@ -9,6 +9,9 @@ packages=(
   libprotobuf-dev protobuf-compiler libgrpc++-dev protobuf-compiler-grpc
   liburdfdom-dev liburdfdom-headers-dev libtinyxml-dev libconsole-bridge-dev libyaml-cpp-dev
   libmujoco-dev
+  # The simulated cameras: MuJoCo's renderer on Mesa's headless EGL (software rasteriser
+  # without a GPU), AprilTag detection.
+  libegl-dev libegl-mesa0 libgl1-mesa-dri libapriltag-dev
   libcli11-dev libcairo2-dev libpng-dev fonts-dejavu-core
   libqhull-dev
   libgtest-dev libgmock-dev libbenchmark-dev rt-tests

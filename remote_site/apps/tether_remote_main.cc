@@ -332,6 +332,10 @@ int main(int argc, char** argv) {
     sim_options.scene = scene;
     sim_options.wrist = wrist;
     sim_options.initial_position = default_initial_position(scene, arm_model);
+    // A batch run renders its cameras inside the physics step, so it comes out the same on
+    // any machine; a real-time run renders on a thread of its own.
+    sim_options.render_timing =
+        pacing == Pacing::kBatch ? RenderTiming::kSynchronous : RenderTiming::kThread;
     SimulatedArm arm(arm_model, sim_options);
 
     TaskRunOptions run;

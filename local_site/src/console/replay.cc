@@ -70,6 +70,9 @@ ReplayReport replay(const RecordingContents& recording, const ReplayOptions& opt
 
   const ArmModel arm_model = load_preview_arm(report.arm);
   remote::SimulationOptions sim;
+  // The ground has no images of the site: its model of the wrist camera is the geometric
+  // one (no off-screen GL context on the operator's machine).
+  sim.camera.source = remote::CameraSource::kGeometric;
   sim.scene = *scene;
   sim.initial_position = remote::default_initial_position(*scene, arm_model);
   remote::SimulatedArm arm(arm_model, sim);

@@ -62,6 +62,9 @@ LocalModel::LocalModel(const LocalModelOptions& options, const TaskParameters& t
     throw std::invalid_argument("scene '" + options.scene + "': expected " + remote::kSceneNames);
   }
   remote::SimulationOptions sim;
+  // The ground has no images of the site: its model of the wrist camera is the geometric
+  // one (no off-screen GL context on the operator's machine).
+  sim.camera.source = remote::CameraSource::kGeometric;
   sim.scene = *scene;
   sim.initial_position = remote::default_initial_position(*scene, arm_model);
   initial_joints_ = *sim.initial_position;

@@ -93,6 +93,8 @@ void link_geom(Writer& w, const std::string& name, const Vector3& from, const Ve
   w.out() << "\"/>\n";
 }
 
+void camera(Writer& w, const std::string& name, const MjcfCamera& c);
+
 void gripper_body(Writer& w, const ArmModel& arm, const MjcfScene& s) {
   const GripperParameters& g = s.gripper;
   if (!(g.mass > 0.0) || !(g.radius > 0.0) || !(g.length > 2.0 * g.radius) ||
@@ -127,13 +129,45 @@ void gripper_body(Writer& w, const ArmModel& arm, const MjcfScene& s) {
               << c.rotational_damping << "\" armature=\"0.0005\"/>\n";
     }
   }
-  w.out() << "<site name=\"ft_sensor\" pos=\"0 0 0\" quat=\"1 0 0 0\" size=\"0.01\"/>\n";
+  // Sites are frames, not things a camera sees: group 4 is not drawn (the proximity sensor's
+  // frame sits on the wrist camera's optical axis).
+  w.out()
+      << "<site name=\"ft_sensor\" pos=\"0 0 0\" quat=\"1 0 0 0\" size=\"0.01\" group=\"4\"/>\n";
   w.out() << "<site name=\"proximity\"";
   w.pose(s.tool_T_sensor);
-  w.out() << " size=\"0.005\"/>\n";
+  w.out() << " size=\"0.005\" group=\"4\"/>\n";
   link_geom(w, "gripper_body", Vector3(0.0, 0.0, g.radius), Vector3(0.0, 0.0, g.length - g.radius),
             g.radius);
+  if (s.wrist_camera) camera(w, "wrist", *s.wrist_camera);
   w.out() << "</body>\n";
+}
+
+// A camera whose frame C (z out of the lens, x right, y down in the image) is `c.pose` in its
+// body; MuJoCo's cameras look along their −z with y up, so its frame is C turned about x.
+void camera(Writer& w, const std::string& name, const MjcfCamera& c) {
+  Frame mj = c.pose;
+  mj.R.col(1) = -c.pose.R.col(1);
+  mj.R.col(2) = -c.pose.R.col(2);
+  const double fovy = 2.0 * std::atan(std::tan(0.5 * c.fov_x) * c.height / c.width);
+  w.out() << "<camera name=\"" << name << "\" mode=\"fixed\"";
+  w.pose(mj);
+  w.out() << " fovy=\"" << fovy * 180.0 / 3.14159265358979323846 << "\"/>\n";
+}
+
+// The visual target: a tag36h11 AprilTag on a thin white board, carried by a mocap body the
+// simulated arm moves along the target's path. The tag's face is a plane geom (one-sided, its
+// +z towards the camera) whose texture the simulated arm fills with the tag's cells after
+// compiling; the plane spans the tag with its white margin, 10/8 of the black square.
+void visual_target(Writer& w, const MjcfScene& s) {
+  const double half = 0.5 * s.tag_size * 10.0 / 8.0;
+  w.out() << "<body name=\"visual_target\" mocap=\"true\"";
+  w.pose(s.base_T_target);
+  w.out() << ">\n<geom name=\"visual_target_tag\" class=\"scene_visual\" type=\"plane\" size=\""
+          << half << ' ' << half << " 0.01\" material=\"tag\"/>\n"
+          << "<geom name=\"visual_target_board\" class=\"scene_visual\" type=\"box\" size=\""
+          << 1.3 * half << ' ' << 1.3 * half
+          << " 0.004\" pos=\"0 0 -0.0045\" rgba=\"0.95 0.95 0.95 "
+             "1\"/>\n</body>\n";
 }
 
 void door(Writer& w, const MjcfScene& s) {
@@ -282,7 +316,21 @@ std::string build_mjcf(const ArmModel& arm, const MjcfScene& s) {
        "<default class=\"scene_visual\"><geom contype=\"0\" conaffinity=\"0\" "
        "group=\"0\"/></default>\n"
        "</default>\n";
+  // What the cameras see with: MuJoCo's head light, one light above the arm, no shadows or
+  // reflections (the renderer turns them off), an off-screen buffer for the largest image.
+  o << "<visual><global offwidth=\"" << std::max(s.offscreen_width, 64) << "\" offheight=\""
+    << std::max(s.offscreen_height, 64)
+    << "\"/><quality shadowsize=\"0\"/><headlight ambient=\"0.35 0.35 0.35\" diffuse=\"0.5 0.5 "
+       "0.5\"/></visual>\n";
+  if (s.kind == SceneKind::kVisualTarget) {
+    o << "<asset><texture name=\"tag\" type=\"2d\" builtin=\"flat\" width=\"" << kTagTexturePixels
+      << "\" height=\"" << kTagTexturePixels
+      << "\" rgb1=\"1 1 1\"/><material name=\"tag\" texture=\"tag\" texrepeat=\"1 1\" "
+         "emission=\"0.3\"/></asset>\n";
+  }
   o << "<worldbody>\n";
+  o << "<light name=\"overhead\" pos=\"0 0 3\" dir=\"0 0 -1\" directional=\"true\" "
+       "castshadow=\"false\" diffuse=\"0.5 0.5 0.5\"/>\n";
   // The base link: visual only (it is not a moving body).
   {
     const Vector3 first = arm.joints[0].origin.p;
@@ -339,7 +387,8 @@ std::string build_mjcf(const ArmModel& arm, const MjcfScene& s) {
       plate(w, s);
       break;
     case SceneKind::kVisualTarget:
-      break;  // the target is imaged by the simulated camera, not simulated by MuJoCo
+      visual_target(w, s);
+      break;
   }
   o << "</worldbody>\n";
 

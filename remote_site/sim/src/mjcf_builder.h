@@ -10,6 +10,8 @@
 //   joints   arm_joint_<i> (dofs 0…6, in order), then wrist_<x|y|z>, wrist_r<x|y|z> (the
 //            wrist compliance, when enabled: slides then hinges along TOOL axes, on the
 //            gripper), then door_hinge (door scene only)
+//   cameras  wrist (on the gripper, visual-target scene)
+//   mocap    visual_target (visual-target scene: the tag, moved along its path)
 //   sites    ft_sensor (TOOL origin and axes, on the gripper), proximity (frame L)
 //   sensors  ft_force, ft_torque at ft_sensor: the wrench the arm applies to the gripper
 //            subtree, in site axes, about the site
@@ -19,6 +21,7 @@
 //            group 0: the scene
 //   contact  arm and gripper geoms collide with scene obstacles only (no self-collision)
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +31,18 @@
 #include "tether/remote/sim/scene.h"
 
 namespace tether::remote::detail {
+
+// A camera on a body: `pose` is its frame C (z out of the lens, x right and y down in the
+// image) in the body's frame.
+struct MjcfCamera {
+  Frame pose;
+  double fov_x = 1.0471975511965976;  // [rad] horizontal field of view
+  int width = 640;                    // [px]
+  int height = 480;                   // [px]
+};
+
+// The visual target's texture: the tag's 10 × 10 cells, 20 px each.
+inline constexpr int kTagTexturePixels = 200;
 
 struct MjcfScene {
   SceneKind kind = SceneKind::kFreeSpace;
@@ -43,6 +58,12 @@ struct MjcfScene {
   ProximityTargetParameters target;
   Frame base_T_plate;   // PLATE frame (scene.h, proximity_target_in_sensor), target scene
   Frame tool_T_sensor;  // proximity sensor frame L
+  // The wrist camera on the gripper ("wrist", pose in TOOL), if there is one.
+  std::optional<MjcfCamera> wrist_camera;
+  double tag_size = 0.1;       // [m] the visual target tag's black square
+  Frame base_T_target;         // the visual target's tag at the start: z towards the camera
+  int offscreen_width = 640;   // [px] the largest image a camera renders
+  int offscreen_height = 480;  // [px]
 };
 
 // Reflected rotor inertia per joint [kg·m²]: effort / 400 s⁻², within [0.02, 0.5]. A drive

@@ -12,9 +12,11 @@
 #include <stdexcept>
 
 #include "mjcf_builder.h"
+#include "rendered_camera.h"
 #include "simulated_camera.h"
 #include "tether/common/kinematics.h"
 #include "tether/common/units.h"
+#include "tether/remote/vision/tag_detector.h"
 
 namespace tether::remote {
 
@@ -102,7 +104,16 @@ void check_options(const ArmModel& arm, const SimulationOptions& o, const JointV
           "a frame rate in (0, 1000] Hz, pixel noise ≥ 0, a latency in [0, 1) s and a finite "
           "frame");
     }
+    if (c.width > 4096 || c.height > 4096) {
+      throw std::invalid_argument("SimulatedArm: camera width " + std::to_string(c.width) +
+                                  " × height " + std::to_string(c.height) +
+                                  " px: each must be at most 4096 px");
+    }
     const VisualTargetParameters& t = o.visual_target;
+    if (t.tag_id < 0 || t.tag_id >= vision::kTag36h11Count) {
+      throw std::invalid_argument("SimulatedArm: visual_target.tag_id = " +
+                                  std::to_string(t.tag_id) + ": must be in [0, 586] (tag36h11)");
+    }
     if (!(t.size > 0.0) || !(t.distance > 0.0) || !t.velocity.allFinite() ||
         !std::isfinite(t.start) || std::isnan(t.leave_at) || !(t.travel > 0.0)) {
       throw std::invalid_argument(
@@ -145,7 +156,11 @@ struct SimulatedArm::Impl {
   std::array<int, 6> wrist_qpos{-1, -1, -1, -1, -1, -1};  // wrist_x … wrist_rz, if enabled
   std::array<int, 6> wrist_dof{-1, -1, -1, -1, -1, -1};
   int gripper_body = -1;
-  std::optional<detail::SimulatedCamera> camera;  // visual-target scene only
+  // Visual-target scene only: the target's path and the geometric camera (its oracle), and
+  // the rendered camera unless CameraParameters::source is kGeometric.
+  std::optional<detail::SimulatedCamera> camera;
+  std::unique_ptr<detail::RenderedCamera> rendered;
+  int target_mocap = -1;
   JointVector kp = JointVector::Zero();
   JointVector kd = JointVector::Zero();
   JointVector lower, upper;
@@ -203,11 +218,27 @@ struct SimulatedArm::Impl {
   // One physics step with the servos: what advance_to() repeats.
   void step() noexcept {
     const double dt = m->opt.timestep;
+    if (camera) place_target(d->time);
     mj_step1(m.get(), d.get());
-    if (camera) camera->step(d->time, gripper_pose() * options.camera.tool_T_camera);
+    if (rendered) {
+      rendered->step(d->time, d.get());
+    } else if (camera) {
+      camera->step(d->time, gripper_pose() * options.camera.tool_T_camera);
+    }
     set_servo_controls(d->time + dt);
     mj_step2(m.get(), d.get());
     if (diverged()) fault = true;
+  }
+
+  // Moves the visual target's mocap body to where its path has it at arm time t.
+  void place_target(double t) noexcept {
+    const Frame pose = camera->target_pose(t);
+    const Eigen::Quaterniond q(pose.R);
+    for (int k = 0; k < 3; ++k) d->mocap_pos[3 * target_mocap + k] = pose.p[k];
+    d->mocap_quat[4 * target_mocap + 0] = q.w();
+    d->mocap_quat[4 * target_mocap + 1] = q.x();
+    d->mocap_quat[4 * target_mocap + 2] = q.y();
+    d->mocap_quat[4 * target_mocap + 3] = q.z();
   }
 
   JointVector reference(double t) const {
@@ -369,10 +400,21 @@ SimulatedArm::SimulatedArm(const ArmModel& arm, const SimulationOptions& options
                                                     : options.obstacles.spheres;
       scene.spheres = s.spheres;
       break;
-    case SceneKind::kVisualTarget:
+    case SceneKind::kVisualTarget: {
       s.camera.emplace(options.camera, options.visual_target,
                        s.base_T_tool0 * options.camera.tool_T_camera);
+      detail::MjcfCamera wrist;
+      wrist.pose = options.camera.tool_T_camera;
+      wrist.fov_x = options.camera.field_of_view;
+      wrist.width = options.camera.width;
+      wrist.height = options.camera.height;
+      scene.wrist_camera = wrist;
+      scene.offscreen_width = options.camera.width;
+      scene.offscreen_height = options.camera.height;
+      scene.tag_size = options.visual_target.size;
+      scene.base_T_target = s.camera->target_pose(0.0);
       break;
+    }
     case SceneKind::kProximityTarget:
       scene.target = options.proximity_target;
       scene.base_T_plate = s.base_T_tool0 * options.proximity_sensor.tool_T_sensor *
@@ -406,6 +448,24 @@ SimulatedArm::SimulatedArm(const ArmModel& arm, const SimulationOptions& options
       throw std::runtime_error("SimulatedArm: generated model orders the arm joints wrongly");
     }
   }
+  if (s.camera) {
+    // The tag's cells into the texture the model left blank (rows top down, as printed).
+    const int texture = find(s.m.get(), mjOBJ_TEXTURE, "tag");
+    const int cell = s.m->tex_width[texture] / vision::kTag36h11Cells;
+    const std::vector<std::uint8_t> tag =
+        vision::tag36h11_image(options.visual_target.tag_id, cell);
+    const int side = vision::kTag36h11Cells * cell;
+    mjtByte* rgb = s.m->tex_rgb + s.m->tex_adr[texture];
+    for (int y = 0; y < s.m->tex_height[texture]; ++y) {
+      for (int x = 0; x < s.m->tex_width[texture]; ++x) {
+        const auto row = static_cast<std::size_t>(std::min(y, side - 1));
+        const auto col = static_cast<std::size_t>(std::min(x, side - 1));
+        const std::uint8_t v = tag[row * static_cast<std::size_t>(side) + col];
+        for (int k = 0; k < 3; ++k) rgb[3 * (y * s.m->tex_width[texture] + x) + k] = v;
+      }
+    }
+    s.target_mocap = s.m->body_mocapid[find(s.m.get(), mjOBJ_BODY, "visual_target")];
+  }
   if (options.scene == SceneKind::kDoor) {
     const int hinge = find(s.m.get(), mjOBJ_JOINT, "door_hinge");
     s.door_qpos = s.m->jnt_qposadr[hinge];
@@ -418,6 +478,7 @@ SimulatedArm::SimulatedArm(const ArmModel& arm, const SimulationOptions& options
 
   mj_resetData(s.m.get(), s.d.get());
   for (int i = 0; i < kArmDof; ++i) s.d->qpos[i] = s.q0[i];
+  if (s.camera) s.place_target(0.0);
   s.q_from = s.q0;
   s.q_to = s.q0;
   if (options.wrist.enabled) {
@@ -446,6 +507,11 @@ SimulatedArm::SimulatedArm(const ArmModel& arm, const SimulationOptions& options
   mj_forward(s.m.get(), s.d.get());
   s.set_servo_controls(0.0);
   mj_forward(s.m.get(), s.d.get());
+  if (s.camera && options.camera.source == CameraSource::kRendered) {
+    s.rendered = std::make_unique<detail::RenderedCamera>(
+        s.m.get(), find(s.m.get(), mjOBJ_CAMERA, "wrist"), options.camera,
+        options.visual_target.size, options.visual_target.tag_id, options.render_timing);
+  }
   if ((options.scene == SceneKind::kWall || options.scene == SceneKind::kObstacles) &&
       s.d->ncon > 0) {
     throw std::invalid_argument(std::string("SimulatedArm: the arm starts in contact with the ") +
@@ -478,7 +544,11 @@ ArmStatus SimulatedArm::read(ArmState& state) noexcept {
     state.aux[1] = d->qvel[s.door_dof];
   }
   state.aux[2] = static_cast<double>(d->ncon);
-  state.visual = s.camera ? impl_->camera->reading(d->time) : VisualReading{};
+  if (impl_->rendered) {
+    state.visual = impl_->rendered->reading(d->time);
+  } else {
+    state.visual = s.camera ? impl_->camera->reading(d->time) : VisualReading{};
+  }
   return s.fault ? ArmStatus::kFault : ArmStatus::kOk;
 }
 
@@ -571,6 +641,10 @@ Vector6 SimulatedArm::wrist_deflection() const {
     if (impl_->wrist_qpos[k] >= 0) out[static_cast<int>(k)] = impl_->d->qpos[impl_->wrist_qpos[k]];
   }
   return out;
+}
+
+CameraStatistics SimulatedArm::camera_statistics() const {
+  return impl_->rendered ? impl_->rendered->statistics() : CameraStatistics{};
 }
 
 Vector3 SimulatedArm::visual_target_in_camera() const {

@@ -149,11 +149,37 @@ struct ServoParameters {
   double damping_ratio = 1.0;  // at the largest inertia
 };
 
-// A camera on the gripper, the visual-tracking behaviour's virtual sensor: a pinhole camera
-// whose images are taken at `frame_rate`, measured with Gaussian pixel noise on each corner
-// of the target and delivered `latency` after they were taken. Its frame C: z along the
-// optical axis, out of the lens; x right and y down in the image. A frame whose image does
-// not hold all four corners of the target is delivered as not valid (out of view).
+// How the wrist camera sees the target (CameraParameters::source):
+//   kRendered   as a real camera does: MuJoCo renders the image, an AprilTag detector finds
+//               the target's tag36h11 tag in it and estimates its pose (rendered_camera.h).
+//   kGeometric  the target's corners projected through the pinhole model plus Gaussian
+//               pixel noise (simulated_camera.h): the oracle the rendered camera is tested
+//               against, and the ground's preview, which has no images of the site.
+enum class CameraSource { kRendered, kGeometric };
+
+// When a rendered camera renders (SimulationOptions::render_timing):
+//   kThread       on a niced thread of its own from a copy of the state at capture time,
+//                 never inside the physics step: what a real-time site runs.
+//   kSynchronous  inside the physics step at capture time: batch runs and tests, so that a
+//                 run is the same whatever the machine's speed.
+enum class RenderTiming { kThread, kSynchronous };
+
+// What a rendered camera did so far (SimulatedArm::camera_statistics()).
+struct CameraStatistics {
+  std::uint64_t images = 0;           // rendered and searched
+  std::uint64_t detected = 0;         // of which the tag was found in
+  std::uint64_t skipped = 0;          // captures the render thread fell behind on
+  double mean_render_time = 0.0;      // [s] render and read back, per image
+  double mean_detection_time = 0.0;   // [s] tag detection and pose, per image
+  double worst_detection_time = 0.0;  // [s]
+};
+
+// A camera on the gripper, the visual-tracking behaviour's sensor: a pinhole camera whose
+// images are taken at `frame_rate` and whose readings (the target's centre in C) are
+// delivered `latency` after they were taken, or when the detection is done if later. Its
+// frame C: z along the optical axis, out of the lens; x right and y down in the image. An
+// image in which the target is not found (kGeometric: does not hold all four corners) is
+// delivered as not valid (out of view).
 struct CameraParameters {
   // Default: 6 cm beside the gripper (TOOL +y), 5 cm along it, looking along TOOL z, with
   // the image's y along TOOL x (down at the initial posture).
@@ -163,18 +189,22 @@ struct CameraParameters {
   int height = 480;                           // [px]
   double field_of_view = 1.0471975511965976;  // [rad] horizontal: 60°
   double frame_rate = 30.0;                   // [Hz]
-  double pixel_noise = 1.0;                   // [px] standard deviation per coordinate
-  double latency = 0.05;                      // [s] from capture to delivery
-  std::uint64_t seed = 20260611;              // the noise's
+  CameraSource source = CameraSource::kRendered;
+  double pixel_noise = 1.0;       // [px] kGeometric: standard deviation per corner coordinate
+  double latency = 0.05;          // [s] from capture to delivery
+  std::uint64_t seed = 20260611;  // the noise's
 };
 
-// The visual-tracking target: a square marker facing the camera `distance` ahead of it at
+// The visual-tracking target: a tag36h11 AprilTag (`tag_id`) whose black square's side is
+// `size`, printed with its white margin (a tenth of the tag on each side) on a mocap body,
+// facing the camera `distance` ahead of it at
 // the initial posture, at rest until `start`, then moving at the speed of `velocity` (BASE)
 // back and forth along it over `travel`, centred on where it started (first along
 // `velocity`), so a served scene keeps it in view however late a task starts; at `leave_at`
 // it jumps 1 m along the initial image x, out of the camera's view.
 struct VisualTargetParameters {
-  double size = 0.1;                           // [m] side of the square
+  double size = 0.1;                           // [m] side of the tag's black square
+  int tag_id = 0;                              // tag36h11, 0 … 586
   double distance = 0.3;                       // [m] along the optical axis at the start
   Vector3 velocity = Vector3(0.0, 0.05, 0.0);  // [m/s] BASE
   double start = 1.0;                          // [s]
@@ -198,6 +228,7 @@ struct SimulationOptions {
   VisualTargetParameters visual_target;
   ProximitySensorParameters proximity_sensor;
   ServoParameters servo;
+  RenderTiming render_timing = RenderTiming::kThread;
 };
 
 // Converges `q` (seed in, solution out) to the joint configuration whose TOOL frame is

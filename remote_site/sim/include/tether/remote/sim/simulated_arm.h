@@ -41,8 +41,9 @@
 //   proximity           ProximityReading in the sensor frame L (ProximitySensorParameters)
 //   aux[0], aux[1]      door scene: hinge angle [rad] (positive = open) and rate [rad/s]
 //   aux[2]              number of contacts between the arm (links, gripper) and the scene
-//   visual              visual-target scene: the wrist camera's latest delivered image
-//                       (VisualReading; scene.h CameraParameters, simulated_camera.h)
+//   visual              visual-target scene: the wrist camera's latest delivered reading
+//                       (VisualReading): the tag found in a rendered image
+//                       (rendered_camera.h), or the geometric oracle (simulated_camera.h)
 //
 // Time: the arm's clock starts at 0 and only advance_to() moves it, in whole physics steps
 // (lock-step; a batch run goes as fast as the physics allows). read(), write() and
@@ -110,6 +111,9 @@ class SimulatedArm final : public ArmInterface {
   // kVisualTarget: the target's centre in the camera frame C now, exactly (the camera's
   // readings are estimates from noisy, late images) [m]; std::logic_error in other scenes.
   Vector3 visual_target_in_camera() const;
+
+  // The rendered wrist camera's counts and times so far (all zero without one).
+  CameraStatistics camera_statistics() const;
 
   // Wall-clock time the last advance_to() spent in the physics [s].
   double physics_step_time() const;
