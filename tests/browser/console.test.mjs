@@ -80,7 +80,7 @@ test("the page loads and the 3-D view draws the arm where it projects", async ()
     let cornerPixels = 0;
     for (let y = rect.top; y < rect.top + 40; y++)
       for (let x = rect.left; x < rect.left + 40; x++) if (isArm(x, y)) cornerPixels++;
-    return { samples, armPixels, cornerPixels, rect, points: pts.length };
+    return { samples, armPixels, cornerPixels, rect, points: pts.length, sceneBodies: s.sceneBodies };
   }, png);
   const hits = result.samples.filter((s) => s.hit).length;
   console.log(
@@ -89,6 +89,9 @@ test("the page loads and the 3-D view draws the arm where it projects", async ()
       `${result.cornerPixels} in the top-left 40x40 control corner; screenshot ${file}`,
   );
   assert.ok(result.points >= 3, "telemetry carries the arm's points");
+  // The door scene as the site reports it: panel, handle and the frame's three parts.
+  console.log(`3-D view: ${result.sceneBodies} scene bodies drawn`);
+  assert.ok(result.sceneBodies >= 5, `only ${result.sceneBodies} scene bodies drawn`);
   assert.ok(hits >= 0.8 * result.samples.length, `only ${hits}/${result.samples.length} samples on the arm`);
   assert.ok(result.armPixels > 200, `only ${result.armPixels} arm pixels`);
   assert.equal(result.cornerPixels, 0, "arm colour where the arm is not");

@@ -225,6 +225,31 @@ nlohmann::json aux_entries(const std::vector<double>& aux, const SceneDescriptio
 
 }  // namespace
 
+nlohmann::json scene_json(const SceneDescription& scene) {
+  nlohmann::json bodies = nlohmann::json::array();
+  for (const SceneBody& b : scene.bodies) {
+    const char* shape = b.shape == SceneBody::Shape::kBox      ? "box"
+                        : b.shape == SceneBody::Shape::kSphere ? "sphere"
+                                                               : "cylinder";
+    bodies.push_back({{"name", b.name},
+                      {"shape", shape},
+                      {"size", vec3(b.size)},
+                      {"p", vec3(b.pose.p)},
+                      {"quat", quat(b.pose.R)},
+                      {"joint", b.joint},
+                      {"obstacle", b.obstacle},
+                      {"contact", b.contact}});
+  }
+  nlohmann::json joints = nlohmann::json::array();
+  for (const SceneJoint& j : scene.joints) {
+    joints.push_back({{"name", j.name},
+                      {"label", aux_label(j.name)},
+                      {"position", vec3(j.position)},
+                      {"axis", vec3(j.axis)}});
+  }
+  return {{"name", scene.name}, {"bodies", bodies}, {"joints", joints}};
+}
+
 nlohmann::json telemetry_message(const std::string& site, const TelemetrySample& s,
                                  const ArmView* arm, const TaskParameters* task, double link_rtt_ms,
                                  const JointVector* predicted, const SceneDescription* scene) {

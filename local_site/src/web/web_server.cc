@@ -1309,7 +1309,9 @@ json WebServer::Impl::site_message(const SiteView& s) const {
       {"task", {{"name", s.task_name}, {"id", s.task_id}}},
       {"error", s.error},
       // The page shows how old lease_holder, link_rtt_ms and the rest are.
-      {"polled_unix_ms", s.polled_unix_ms != 0 ? json(s.polled_unix_ms) : json(nullptr)}};
+      {"polled_unix_ms", s.polled_unix_ms != 0 ? json(s.polled_unix_ms) : json(nullptr)},
+      // What the site's arm works in, for the 3-D view; null until a site reports one.
+      {"scene", s.scene.name.empty() ? json(nullptr) : scene_json(s.scene)}};
   return m;
 }
 

@@ -36,8 +36,38 @@ export interface ArmMsg {
   links: { radius: number }[];
 }
 
+/** A body of the site's scene, at its joint's zero (BASE frame, metres). */
+export interface SceneBodyMsg {
+  name: string;
+  /** box: size = half extents; sphere: size[0] = radius; cylinder: radius, -, half length (z). */
+  shape: "box" | "sphere" | "cylinder";
+  size: Vec3;
+  p: Vec3;
+  quat: Quat;
+  /** The scene joint that carries it (the door's hinge); "" when fixed. */
+  joint: string;
+  obstacle: boolean;
+  contact: boolean;
+}
+
+/** A scene joint; its angle is the telemetry's aux entry named `label`. */
+export interface SceneJointMsg {
+  name: string;
+  label: string;
+  position: Vec3;
+  axis: Vec3;
+}
+
+export interface SceneMsg {
+  name: string;
+  bodies: SceneBodyMsg[];
+  joints: SceneJointMsg[];
+}
+
 export interface SiteMsg {
   type: "site";
+  /** What the site's arm works in; null until the site reports a scene. */
+  scene?: SceneMsg | null;
   name: string;
   connected: boolean;
   state: string;
@@ -89,6 +119,8 @@ export interface TelemetryMsg {
   concealed?: number;
   dropped: number;
   predicted: { points: Vec3[] } | null;
+  /** The scene's joint readings (the door's angle [rad]), by label. */
+  aux?: { name: string; value: number | null }[] | null;
   /** The site's wall clock [ms since the epoch] when it took the sample. */
   sample_unix_ms?: number | null;
 }

@@ -1,7 +1,8 @@
 // The 3-D view of the active site: the arm as capsules between consecutive telemetry points
 // with the arm message's link radii, the MOTION frame, the reference pose (ghost axes), the
-// obstacles (sphere and sphere of influence) and, on a delayed link, the predicted arm as a
-// ghost. Z is up, as in the robot's BASE frame. Renders at most once per animation frame and
+// obstacles (sphere and sphere of influence), the site's scene as it reports it (the door,
+// its frame and handle turning with the hinge's reading, the wall, the plate, the target) and,
+// on a delayed link, the predicted arm as a ghost. Z is up, as in the robot's BASE frame. Renders at most once per animation frame and
 // only when something changed.
 //
 // What it costs the page is budgeted (render_budget.ts): on a software GL it starts at half
@@ -13,7 +14,7 @@
 import * as THREE from "three";
 import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import { el, stats, type Store } from "./store";
-import type { ArmMsg, Pose, TelemetryMsg, Vec3 } from "./protocol";
+import type { ArmMsg, Pose, SceneMsg, TelemetryMsg, Vec3 } from "./protocol";
 import {
   isSoftwareRenderer, LEVEL_2D, LevelChooser, levels, meterFrames, rendererName,
   type Choice, type Level, type RenderMode,
@@ -131,13 +132,38 @@ function sameNumbers(a: number[], b: number[]): boolean {
   return true;
 }
 
+/** The shape of a scene body, in its own frame (three's cylinders run along y; ours along z). */
+function bodyGeometry(shape: string, size: Vec3): THREE.BufferGeometry {
+  if (shape === "sphere") return new THREE.SphereGeometry(size[0], 20, 12);
+  if (shape === "cylinder") return new THREE.CylinderGeometry(size[0], size[0], 2 * size[2], 16).rotateX(Math.PI / 2);
+  return new THREE.BoxGeometry(2 * size[0], 2 * size[1], 2 * size[2]);
+}
+
+/** Colours an operator tells apart from the arm's orange and the obstacles' red. */
+function bodyColor(name: string): number {
+  if (name === "door_panel") return 0x7a6450;
+  if (name.startsWith("door_frame")) return 0x6e7378;
+  if (name === "door_handle") return 0xc8ccd0;
+  if (name === "visual_target") return 0xf0f0f0;
+  return 0x8a96a3; // the wall, the plate
+}
+
+function disposeTree(o: THREE.Object3D): void {
+  o.traverse((n) => {
+    if (n instanceof THREE.Mesh) {
+      n.geometry.dispose();
+      (n.material as THREE.Material).dispose();
+    }
+  });
+}
+
 /** One way of drawing the view: WebGL (three.js) or a 2-D canvas. */
 interface View {
   readonly canvas: HTMLCanvasElement;
   readonly mode: "webgl" | "2d";
   /** Sets the drawing buffer to the canvas's size at the level's pixel ratio. */
   resize(level: Level): void;
-  draw(t: TelemetryMsg | undefined, arm: ArmMsg | undefined, site: string): void;
+  draw(t: TelemetryMsg | undefined, arm: ArmMsg | undefined, site: string, scene?: SceneMsg | null): void;
   projection(): Projection;
   dispose(): void;
 }
@@ -161,6 +187,10 @@ class WebGLView implements View {
   private readonly motion = new THREE.AxesHelper(0.15);
   private readonly reference = ghostAxes(0.15);
   private readonly obstacleGroup = new THREE.Group();
+  private readonly sceneGroup = new THREE.Group();
+  private sceneKey = "";
+  /** Bodies a scene joint carries: a pivot on the joint's axis, turned by its reading. */
+  private pivots: { pivot: THREE.Group; axis: THREE.Vector3; label: string }[] = [];
   private readonly sphGeo: THREE.BufferGeometry;
   private readonly obstacleMat: THREE.Material;
   private readonly influenceMat: THREE.Material;
@@ -209,7 +239,7 @@ class WebGLView implements View {
     });
     this.arm = new ArmModel(cylGeo, this.sphGeo, armMat);
     this.predicted = new ArmModel(cylGeo, this.sphGeo, ghostMat);
-    scene.add(this.arm.group, this.predicted.group, this.motion, this.reference, this.obstacleGroup);
+    scene.add(this.arm.group, this.predicted.group, this.motion, this.reference, this.obstacleGroup, this.sceneGroup);
     this.obstacleMat = new THREE.MeshLambertMaterial({ color: 0xff3030, transparent: true, opacity: 0.5, depthWrite: false });
     this.influenceMat = new THREE.MeshBasicMaterial({ color: 0xff3030, transparent: true, opacity: 0.1, depthWrite: false });
   }
@@ -224,7 +254,48 @@ class WebGLView implements View {
     this.camera.updateProjectionMatrix();
   }
 
-  draw(t: TelemetryMsg | undefined, armMsg: ArmMsg | undefined, site: string): void {
+  /** Rebuilds the scene's meshes when the site reports another scene. */
+  private setScene(scene: SceneMsg | null | undefined): void {
+    const key = scene ? JSON.stringify(scene) : "";
+    if (key === this.sceneKey) return;
+    this.sceneKey = key;
+    for (const m of this.sceneGroup.children) disposeTree(m);
+    this.sceneGroup.clear();
+    this.pivots = [];
+    stats.sceneBodies = 0;
+    if (!scene) return;
+    const pivotOf = new Map<string, THREE.Group>();
+    for (const j of scene.joints) {
+      const pivot = new THREE.Group();
+      pivot.position.set(...j.position);
+      this.sceneGroup.add(pivot);
+      pivotOf.set(j.name, pivot);
+      this.pivots.push({ pivot, axis: new THREE.Vector3(...j.axis).normalize(), label: j.label });
+    }
+    for (const b of scene.bodies) {
+      // Obstacles come with the telemetry, drawn with their spheres of influence.
+      if (b.obstacle) continue;
+      const mesh = new THREE.Mesh(bodyGeometry(b.shape, b.size), new THREE.MeshLambertMaterial({ color: bodyColor(b.name) }));
+      const [w, x, y, z] = b.quat;
+      mesh.quaternion.set(x, y, z, w);
+      const parent = pivotOf.get(b.joint);
+      if (parent) {
+        mesh.position.set(b.p[0] - parent.position.x, b.p[1] - parent.position.y, b.p[2] - parent.position.z);
+        parent.add(mesh);
+      } else {
+        mesh.position.set(...b.p);
+        this.sceneGroup.add(mesh);
+      }
+      stats.sceneBodies++;
+    }
+  }
+
+  draw(t: TelemetryMsg | undefined, armMsg: ArmMsg | undefined, site: string, scene?: SceneMsg | null): void {
+    this.setScene(scene);
+    for (const { pivot, axis, label } of this.pivots) {
+      const angle = t?.aux?.find((a) => a.name === label)?.value;
+      pivot.quaternion.setFromAxisAngle(axis, typeof angle === "number" ? angle : 0);
+    }
     const visible = !!t;
     this.arm.group.visible = visible;
     this.motion.visible = visible && !!t?.motion;
@@ -257,7 +328,9 @@ class WebGLView implements View {
         for (const p of t.points) c.add(new THREE.Vector3(...p));
         c.divideScalar(t.points.length);
         this.controls.target.copy(c);
-        this.camera.position.set(c.x + 1.8, c.y - 1.8, c.z + 0.9);
+        // From beside and behind the arm, as an operator stands: what it works on (a door, a
+        // wall) lies beyond it, never in front of it.
+        this.camera.position.set(c.x - 1.0, c.y - 2.0, c.z + 0.9);
         this.controls.update();
       }
     }
@@ -505,7 +578,8 @@ export function mountScene(root: HTMLElement, store: Store): void {
     dirty = false;
     lastRender = now;
     drawn = drawnNow();
-    view.draw(store.telemetry.get(store.activeSite), store.arms.get(store.activeSite), store.activeSite);
+    view.draw(store.telemetry.get(store.activeSite), store.arms.get(store.activeSite), store.activeSite,
+      store.sites.get(store.activeSite)?.scene);
     stats.sceneRenders++;
     renders++;
   }

@@ -167,6 +167,8 @@ export interface TetherStats {
   leaseRenewals: number;
   plotRedraws: number;
   sceneRenders: number;
+  /** Bodies of the site's scene the 3-D view draws (obstacles aside). */
+  sceneBodies: number;
   gamepadSent: number;
   heartbeatSent: number;
   /** The 3-D canvas's place, the camera and the arm's points last drawn (for tests). */
@@ -184,6 +186,7 @@ export const stats: TetherStats = {
   leaseRenewals: 0,
   plotRedraws: 0,
   sceneRenders: 0,
+  sceneBodies: 0,
   gamepadSent: 0,
   heartbeatSent: 0,
   sceneProjection: () => null,

@@ -2,6 +2,7 @@
 
 #include <Eigen/Eigenvalues>
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <locale>
@@ -170,6 +171,27 @@ void visual_target(Writer& w, const MjcfScene& s) {
              "1\"/>\n</body>\n";
 }
 
+// The door frame's parts in the DOOR frame (door() below): 6 cm square posts beside the
+// hinge and beyond the free edge (1 cm gaps), a lintel over the panel.
+struct DoorFramePart {
+  const char* name;
+  Vector3 centre;
+  Vector3 half_size;
+};
+std::array<DoorFramePart, 3> door_frame(const DoorParameters& d) {
+  constexpr double kHalf = 0.03;                    // [m] half the posts' and lintel's section
+  constexpr double kGap = 0.01;                     // [m]
+  const double top = -0.05 + 0.5 * d.panel_height;  // the panel's top edge (z)
+  const double half_height = 0.5 * d.panel_height + kGap + kHalf;
+  return {
+      {{"door_frame_hinge_side", Vector3(0.0, -kGap - kHalf, -0.05 + kGap + kHalf),
+        Vector3(kHalf, kHalf, half_height + kHalf)},
+       {"door_frame_latch_side", Vector3(0.0, d.panel_width + kGap + kHalf, -0.05 + kGap + kHalf),
+        Vector3(kHalf, kHalf, half_height + kHalf)},
+       {"door_frame_top", Vector3(0.0, 0.5 * d.panel_width, top + kGap + kHalf),
+        Vector3(kHalf, 0.5 * d.panel_width + 2.0 * kGap + 2.0 * kHalf, kHalf)}}};
+}
+
 void door(Writer& w, const MjcfScene& s) {
   const DoorParameters& d = s.door;
   if (!(d.handle_to_hinge > 0.0) || !(d.panel_width > d.handle_to_hinge) ||
@@ -195,6 +217,18 @@ void door(Writer& w, const MjcfScene& s) {
       d.mass * (d.panel_width * d.panel_width + d.panel_height * d.panel_height) / 12.0,
       d.mass * (t * t + d.panel_height * d.panel_height) / 12.0,
       d.mass * (t * t + d.panel_width * d.panel_width) / 12.0);
+  // The door's frame (two posts and a lintel around the closed panel), seen by the cameras,
+  // never touched: the panel swings clear of it.
+  for (const DoorFramePart& part : door_frame(d)) {
+    w.out() << "<geom name=\"" << part.name
+            << "\" class=\"scene_visual\" type=\"box\" rgba=\"0.45 0.45 0.48 1\" size=\"";
+    w.vec(part.half_size);
+    Frame pose = base_T_door;
+    pose.p = base_T_door * part.centre;
+    w.out() << '"';
+    w.pose(pose);
+    w.out() << "/>\n";
+  }
   w.out() << "<body name=\"door\"";
   w.pose(base_T_door);
   w.out() << ">\n";
@@ -459,6 +493,11 @@ SceneDescription describe_scene(const MjcfScene& s, const std::string& name) {
       grip.p = base_T_door * Vector3(-d.handle_standoff, d.handle_to_hinge, 0.0);
       body("door_handle", SceneBody::Shape::kCylinder, Vector3(0.012, 0.012, 0.06), grip).joint =
           "door_hinge";
+      for (const DoorFramePart& part : door_frame(d)) {
+        Frame pose = base_T_door;
+        pose.p = base_T_door * part.centre;
+        body(part.name, SceneBody::Shape::kBox, part.half_size, pose);
+      }
       SceneJoint hinge;
       hinge.name = "door_hinge";
       hinge.position = base_T_door.p;

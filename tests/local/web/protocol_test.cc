@@ -8,13 +8,16 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "tether/common/motion_space.h"
+#include "tether/common/urdf_loader.h"
 #include "tether/local/commands/task_command.h"
 #include "tether/local/web/web_protocol.h"
 #include "tether/proto/task_io.h"
+#include "tether/remote/sim/simulated_arm.h"
 #include "tether/remote/task/validation.h"
 
 namespace tether::local::web {
@@ -274,6 +277,48 @@ TEST(CommandTask, ABadArgumentIsRefusedNamingItsValueAndRange) {
     EXPECT_NE(std::string(e.what()).find("120"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("[0, 90] deg"), std::string::npos) << e.what();
   }
+}
+
+// The door scene as the simulated site describes it reaches the page whole: the panel and
+// handle on the hinge (turned by the telemetry's "door angle"), the frame fixed around them.
+TEST(SceneJson, CarriesEveryBodyWithItsShapePoseAndJointAndTheJointsReadingLabel) {
+  const ArmModel arm = load_default_arm();
+  remote::SimulationOptions options;
+  options.scene = remote::SceneKind::kDoor;
+  const remote::SimulatedArm sim(arm, options);
+  const SceneDescription& scene = sim.scene_description();
+  const nlohmann::json j = scene_json(scene);
+  EXPECT_EQ(j["name"], "door");
+  ASSERT_EQ(j["bodies"].size(), scene.bodies.size());
+  std::map<std::string, nlohmann::json> by_name;
+  for (const auto& b : j["bodies"]) by_name[b["name"].get<std::string>()] = b;
+  ASSERT_TRUE(by_name.count("door_panel"));
+  ASSERT_TRUE(by_name.count("door_frame_top"));
+  EXPECT_EQ(by_name["door_panel"]["shape"], "box");
+  EXPECT_EQ(by_name["door_panel"]["joint"], "door_hinge");
+  EXPECT_EQ(by_name["door_handle"]["shape"], "cylinder");
+  EXPECT_EQ(by_name["door_frame_top"]["joint"], "");
+  for (const SceneBody& b : scene.bodies) {
+    const nlohmann::json& out = by_name[b.name];
+    for (int k = 0; k < 3; ++k) {
+      EXPECT_DOUBLE_EQ(out["p"][k].get<double>(), b.pose.p[k]) << b.name;
+      EXPECT_DOUBLE_EQ(out["size"][k].get<double>(), b.size[k]) << b.name;
+    }
+    // [w, x, y, z], a unit quaternion of the body's rotation.
+    const Eigen::Quaterniond q(out["quat"][0].get<double>(), out["quat"][1].get<double>(),
+                               out["quat"][2].get<double>(), out["quat"][3].get<double>());
+    EXPECT_NEAR(q.norm(), 1.0, 1e-9);
+    EXPECT_LT((q.toRotationMatrix() - b.pose.R).norm(), 1e-9) << b.name;
+  }
+  ASSERT_EQ(j["joints"].size(), 1u);
+  EXPECT_EQ(j["joints"][0]["label"], "door angle");
+  // The label is the one the telemetry's aux entry carries for the hinge's reading.
+  TelemetrySample sample;
+  sample.aux = {0.3};
+  const nlohmann::json t =
+      telemetry_message("left", sample, nullptr, nullptr, -1.0, nullptr, &scene);
+  ASSERT_EQ(t["aux"].size(), 1u);
+  EXPECT_EQ(t["aux"][0]["name"], j["joints"][0]["label"]);
 }
 
 }  // namespace

@@ -15,7 +15,7 @@ foreach(unit static_files telemetry_hub teleop requests)
 endforeach()
 # The wire format's pure functions (web_protocol.h), against the shipped tasks and commands.
 tether_add_test(web_protocol_test SOURCES local/web/protocol_test.cc
-                LIBS tether::local tether::proto)
+                LIBS tether::local tether::proto tether::sim)
 target_compile_definitions(web_protocol_test PRIVATE
   TETHER_TASK_DIR="${PROJECT_SOURCE_DIR}/remote_site/tasks")
 tether_add_test(web_auth_test SOURCES local/web/web_auth_test.cc LIBS tether::local)

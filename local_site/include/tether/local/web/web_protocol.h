@@ -80,6 +80,11 @@ class ArmView {
 // kDefaultLinkRadius.
 std::vector<double> link_radii(const TaskParameters* task);
 
+// The scene a site reports, as the `site` message's `scene` (PROTOCOL.md): its bodies (shape,
+// half sizes or radius, BASE pose at the scene joints' zero, the joint that carries it) and
+// its joints, each with the `label` its reading has among the telemetry's `aux` entries.
+nlohmann::json scene_json(const SceneDescription& scene);
+
 // `arm` message (PROTOCOL.md).
 nlohmann::json arm_message(const std::string& site, const ArmView& arm,
                            const std::vector<double>& radii);
