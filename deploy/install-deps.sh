@@ -12,6 +12,7 @@ packages=(
   # The simulated cameras: MuJoCo's renderer on Mesa's headless EGL (software rasteriser
   # without a GPU), AprilTag detection.
   libegl-dev libegl-mesa0 libgl1-mesa-dri libapriltag-dev
+  libvpx-dev  # the cameras' VP9 video
   libcli11-dev libcairo2-dev libpng-dev fonts-dejavu-core
   libqhull-dev
   libgtest-dev libgmock-dev libbenchmark-dev rt-tests
