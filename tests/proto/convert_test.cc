@@ -112,6 +112,13 @@ TEST(ProtoConvert, ASceneRoundTripsAndBadGeometryIsRefusedNamingTheField) {
   hinge.upper = 1.7;
   hinge.aux_index = 0;
   scene.joints.push_back(hinge);
+  SceneCamera left;
+  left.name = "stereo_left";
+  left.mount = "camera_mount";
+  left.pose.p = Vector3(0.1, -0.6, 0.5);
+  left.frame_rate = 15.0;
+  left.stereo_partner = "stereo_right";
+  scene.cameras.push_back(left);
   v1::SceneDescription wire;
   from_scene(scene, &wire);
   EXPECT_EQ(to_scene(wire, "scene"), scene);
@@ -137,6 +144,13 @@ TEST(ProtoConvert, ASceneRoundTripsAndBadGeometryIsRefusedNamingTheField) {
   bad = wire;
   bad.mutable_joints(0)->set_lower(2.0);
   EXPECT_NE(refusal(bad).find("scene.joints[0].lower = 2"), std::string::npos) << refusal(bad);
+  bad = wire;
+  bad.mutable_cameras(0)->set_width(641);
+  EXPECT_EQ(refusal(bad), "scene.cameras[0].width = 641: must be even and in [16, 4096] px");
+  bad = wire;
+  bad.mutable_cameras(0)->set_frame_rate(0.0);
+  EXPECT_NE(refusal(bad).find("scene.cameras[0].frame_rate = 0"), std::string::npos)
+      << refusal(bad);
 }
 
 TEST(ProtoConvert, JointVectorsMustHaveSevenValues) {

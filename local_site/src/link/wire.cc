@@ -62,7 +62,7 @@ SiteStatus to_domain(const v1::SiteStatus& status) {
     out.scene = proto::to_scene(status.scene(), "scene");
   } catch (const proto::ConversionError&) {
     // Geometry this client cannot read must not cost it the site's status: the name stays.
-    out.scene = SceneDescription{status.scene().name(), {}, {}};
+    out.scene = SceneDescription{status.scene().name(), {}, {}, {}};
   }
   const v1::RecoveryStatus& r = status.recovery();
   out.recovery = RecoveryStatus{r.outcome().empty() ? std::string("none") : r.outcome(),

@@ -247,7 +247,19 @@ nlohmann::json scene_json(const SceneDescription& scene) {
                       {"position", vec3(j.position)},
                       {"axis", vec3(j.axis)}});
   }
-  return {{"name", scene.name}, {"bodies", bodies}, {"joints", joints}};
+  nlohmann::json cameras = nlohmann::json::array();
+  for (const SceneCamera& c : scene.cameras) {
+    cameras.push_back({{"name", c.name},
+                       {"mount", c.mount},
+                       {"p", vec3(c.pose.p)},
+                       {"quat", quat(c.pose.R)},
+                       {"field_of_view", c.field_of_view},
+                       {"width", c.width},
+                       {"height", c.height},
+                       {"frame_rate", c.frame_rate},
+                       {"stereo_partner", c.stereo_partner}});
+  }
+  return {{"name", scene.name}, {"bodies", bodies}, {"joints", joints}, {"cameras", cameras}};
 }
 
 nlohmann::json telemetry_message(const std::string& site, const TelemetrySample& s,

@@ -58,10 +58,26 @@ export interface SceneJointMsg {
   axis: Vec3;
 }
 
+/** A camera of the site (C frame: z out of the lens, x right, y down; BASE, at the start). */
+export interface SceneCameraMsg {
+  name: string;
+  /** "" fixed, "gripper", "camera_mount". */
+  mount: string;
+  p: Vec3;
+  quat: Quat;
+  /** [rad] horizontal. */
+  field_of_view: number;
+  width: number;
+  height: number;
+  frame_rate: number;
+  stereo_partner: string;
+}
+
 export interface SceneMsg {
   name: string;
   bodies: SceneBodyMsg[];
   joints: SceneJointMsg[];
+  cameras?: SceneCameraMsg[];
 }
 
 export interface SiteMsg {

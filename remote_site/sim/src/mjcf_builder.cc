@@ -94,7 +94,7 @@ void link_geom(Writer& w, const std::string& name, const Vector3& from, const Ve
   w.out() << "\"/>\n";
 }
 
-void camera(Writer& w, const std::string& name, const MjcfCamera& c);
+void camera(Writer& w, const MjcfCamera& c);
 
 void gripper_body(Writer& w, const ArmModel& arm, const MjcfScene& s) {
   const GripperParameters& g = s.gripper;
@@ -139,13 +139,14 @@ void gripper_body(Writer& w, const ArmModel& arm, const MjcfScene& s) {
   w.out() << " size=\"0.005\" group=\"4\"/>\n";
   link_geom(w, "gripper_body", Vector3(0.0, 0.0, g.radius), Vector3(0.0, 0.0, g.length - g.radius),
             g.radius);
-  if (s.wrist_camera) camera(w, "wrist", *s.wrist_camera);
+  for (const MjcfCamera& c : s.gripper_cameras) camera(w, c);
   w.out() << "</body>\n";
 }
 
 // A camera whose frame C (z out of the lens, x right, y down in the image) is `c.pose` in its
 // body; MuJoCo's cameras look along their −z with y up, so its frame is C turned about x.
-void camera(Writer& w, const std::string& name, const MjcfCamera& c) {
+void camera(Writer& w, const MjcfCamera& c) {
+  const std::string& name = c.name;
   Frame mj = c.pose;
   mj.R.col(1) = -c.pose.R.col(1);
   mj.R.col(2) = -c.pose.R.col(2);
@@ -356,15 +357,24 @@ std::string build_mjcf(const ArmModel& arm, const MjcfScene& s) {
     << std::max(s.offscreen_height, 64)
     << "\"/><quality shadowsize=\"0\"/><headlight ambient=\"0.35 0.35 0.35\" diffuse=\"0.5 0.5 "
        "0.5\"/></visual>\n";
+  // The floor's tiles (0.5 m), and the visual target's tag (its cells written after compiling).
+  o << "<asset><texture name=\"floor\" type=\"2d\" builtin=\"checker\" width=\"64\" "
+       "height=\"64\" rgb1=\"0.32 0.34 0.36\" rgb2=\"0.26 0.28 0.30\"/><material name=\"floor\" "
+       "texture=\"floor\" texrepeat=\"6 6\"/>";
   if (s.kind == SceneKind::kVisualTarget) {
-    o << "<asset><texture name=\"tag\" type=\"2d\" builtin=\"flat\" width=\"" << kTagTexturePixels
+    o << "<texture name=\"tag\" type=\"2d\" builtin=\"flat\" width=\"" << kTagTexturePixels
       << "\" height=\"" << kTagTexturePixels
       << "\" rgb1=\"1 1 1\"/><material name=\"tag\" texture=\"tag\" texrepeat=\"1 1\" "
-         "emission=\"0.3\"/></asset>\n";
+         "emission=\"0.3\"/>";
   }
+  o << "</asset>\n";
   o << "<worldbody>\n";
   o << "<light name=\"overhead\" pos=\"0 0 3\" dir=\"0 0 -1\" directional=\"true\" "
        "castshadow=\"false\" diffuse=\"0.5 0.5 0.5\"/>\n";
+  // The floor the arm stands on, for the cameras only: group 2 (the proximity beams see
+  // group 0), no contacts.
+  o << "<geom name=\"floor\" type=\"plane\" size=\"3 3 0.1\" material=\"floor\" group=\"2\" "
+       "contype=\"0\" conaffinity=\"0\"/>\n";
   // The base link: visual only (it is not a moving body).
   {
     const Vector3 first = arm.joints[0].origin.p;
@@ -423,6 +433,14 @@ std::string build_mjcf(const ArmModel& arm, const MjcfScene& s) {
     case SceneKind::kVisualTarget:
       visual_target(w, s);
       break;
+  }
+  for (const MjcfCamera& c : s.world_cameras) camera(w, c);
+  if (!s.mount_cameras.empty()) {
+    o << "<body name=\"camera_mount\" mocap=\"true\"";
+    w.pose(s.base_T_camera_mount);
+    o << ">\n";
+    for (const MjcfCamera& c : s.mount_cameras) camera(w, c);
+    o << "</body>\n";
   }
   o << "</worldbody>\n";
 

@@ -10,8 +10,9 @@
 //   joints   arm_joint_<i> (dofs 0…6, in order), then wrist_<x|y|z>, wrist_r<x|y|z> (the
 //            wrist compliance, when enabled: slides then hinges along TOOL axes, on the
 //            gripper), then door_hinge (door scene only)
-//   cameras  wrist (on the gripper, visual-target scene)
-//   mocap    visual_target (visual-target scene: the tag, moved along its path)
+//   cameras  as MjcfScene lists them (wrist on the gripper, overview, stereo_left/right)
+//   mocap    visual_target (visual-target scene: the tag, moved along its path), camera_mount
+//            (when it carries cameras: the pan-tilt head, its frame the stereo pair's EYE)
 //   sites    ft_sensor (TOOL origin and axes, on the gripper), proximity (frame L)
 //   sensors  ft_force, ft_torque at ft_sensor: the wrench the arm applies to the gripper
 //            subtree, in site axes, about the site
@@ -35,6 +36,7 @@ namespace tether::remote::detail {
 // A camera on a body: `pose` is its frame C (z out of the lens, x right and y down in the
 // image) in the body's frame.
 struct MjcfCamera {
+  std::string name;
   Frame pose;
   double fov_x = 1.0471975511965976;  // [rad] horizontal field of view
   int width = 640;                    // [px]
@@ -58,8 +60,12 @@ struct MjcfScene {
   ProximityTargetParameters target;
   Frame base_T_plate;   // PLATE frame (scene.h, proximity_target_in_sensor), target scene
   Frame tool_T_sensor;  // proximity sensor frame L
-  // The wrist camera on the gripper ("wrist", pose in TOOL), if there is one.
-  std::optional<MjcfCamera> wrist_camera;
+  // Cameras on the gripper (poses in TOOL), fixed in the cell (in BASE) and on the pan-tilt
+  // camera mount (in the mount's frame), a mocap body at base_T_camera_mount.
+  std::vector<MjcfCamera> gripper_cameras;
+  std::vector<MjcfCamera> world_cameras;
+  std::vector<MjcfCamera> mount_cameras;
+  Frame base_T_camera_mount;
   double tag_size = 0.1;       // [m] the visual target tag's black square
   Frame base_T_target;         // the visual target's tag at the start: z towards the camera
   int offscreen_width = 640;   // [px] the largest image a camera renders

@@ -242,6 +242,52 @@ std::vector<Sphere> default_obstacles(const ArmModel& arm, const JointVector& q)
   return spheres;
 }
 
+Frame look_at(const Vector3& eye, const Vector3& target) {
+  Frame f;
+  const Vector3 z = (target - eye).normalized();
+  Vector3 x = z.cross(Vector3::UnitZ());
+  if (x.norm() < 1e-6) x = Vector3::UnitY().cross(z);  // looking straight up or down
+  x.normalize();
+  f.R.col(0) = x;
+  f.R.col(1) = z.cross(x);
+  f.R.col(2) = z;
+  f.p = eye;
+  return f;
+}
+
+std::vector<SceneCamera> scene_cameras(SceneKind scene, const Frame& base_T_tool0,
+                                       const CameraParameters& wrist) {
+  std::vector<SceneCamera> out;
+  SceneCamera c;
+  c.name = "wrist";
+  c.mount = "gripper";
+  c.pose = base_T_tool0 * wrist.tool_T_camera;
+  c.field_of_view = wrist.field_of_view;
+  c.width = wrist.width;
+  c.height = wrist.height;
+  out.push_back(c);
+  const Vector3 tool = base_T_tool0.p;
+  // The arm's middle: halfway from the shoulder's height above the base to the tool.
+  const Vector3 middle = 0.5 * (Vector3(0.0, 0.0, 0.35) + tool);
+  SceneCamera overview;
+  overview.name = "overview";
+  overview.pose = look_at(middle + Vector3(-0.3, -1.6, 0.7), middle);
+  out.push_back(overview);
+  if (scene == SceneKind::kDoor || scene == SceneKind::kVisualTarget) {
+    const Frame eye = look_at(tool + Vector3(-0.8, -0.55, 0.35), tool + Vector3(0.1, 0.0, 0.0));
+    for (const double side : {-1.0, 1.0}) {
+      SceneCamera s;
+      s.name = side < 0.0 ? "stereo_left" : "stereo_right";
+      s.mount = "camera_mount";
+      s.pose = eye;
+      s.pose.p += side * 0.5 * kStereoBaseline * eye.R.col(0);
+      s.stereo_partner = side < 0.0 ? "stereo_right" : "stereo_left";
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
 Frame door_hinge_in_tool(const DoorParameters& door, const GripperParameters& gripper) {
   Frame hinge;
   hinge.R.col(0) = -Vector3::UnitX();

@@ -17,6 +17,7 @@
 #include "tether/common/kinematics.h"
 #include "tether/common/units.h"
 #include "tether/remote/vision/tag_detector.h"
+#include "video_rig.h"
 
 namespace tether::remote {
 
@@ -160,6 +161,7 @@ struct SimulatedArm::Impl {
   // the rendered camera unless CameraParameters::source is kGeometric.
   std::optional<detail::SimulatedCamera> camera;
   std::unique_ptr<detail::RenderedCamera> rendered;
+  std::unique_ptr<detail::VideoRig> video;  // the watched cameras
   int target_mocap = -1;
   JointVector kp = JointVector::Zero();
   JointVector kd = JointVector::Zero();
@@ -220,6 +222,7 @@ struct SimulatedArm::Impl {
     const double dt = m->opt.timestep;
     if (camera) place_target(d->time);
     mj_step1(m.get(), d.get());
+    video->step(d->time, d.get());
     if (rendered) {
       rendered->step(d->time, d.get());
     } else if (camera) {
@@ -403,14 +406,6 @@ SimulatedArm::SimulatedArm(const ArmModel& arm, const SimulationOptions& options
     case SceneKind::kVisualTarget: {
       s.camera.emplace(options.camera, options.visual_target,
                        s.base_T_tool0 * options.camera.tool_T_camera);
-      detail::MjcfCamera wrist;
-      wrist.pose = options.camera.tool_T_camera;
-      wrist.fov_x = options.camera.field_of_view;
-      wrist.width = options.camera.width;
-      wrist.height = options.camera.height;
-      scene.wrist_camera = wrist;
-      scene.offscreen_width = options.camera.width;
-      scene.offscreen_height = options.camera.height;
       scene.tag_size = options.visual_target.size;
       scene.base_T_target = s.camera->target_pose(0.0);
       break;
@@ -421,8 +416,39 @@ SimulatedArm::SimulatedArm(const ArmModel& arm, const SimulationOptions& options
                            remote::proximity_target_in_sensor(options.proximity_target);
       break;
   }
+  // The scene's cameras, on the bodies that carry them.
+  const std::vector<SceneCamera> cameras =
+      scene_cameras(options.scene, s.base_T_tool0, options.camera);
+  for (const SceneCamera& c : cameras) {
+    if (c.mount == "camera_mount") {
+      // The mount's frame is the pair's EYE frame: midway, oriented as the cameras are.
+      scene.base_T_camera_mount = c.pose;
+      scene.base_T_camera_mount.p -=
+          (c.name == "stereo_left" ? -0.5 : 0.5) * kStereoBaseline * c.pose.R.col(0);
+    }
+  }
+  for (const SceneCamera& c : cameras) {
+    detail::MjcfCamera mj;
+    mj.name = c.name;
+    mj.fov_x = c.field_of_view;
+    mj.width = c.width;
+    mj.height = c.height;
+    if (c.mount == "gripper") {
+      mj.pose = s.base_T_tool0.inverse() * c.pose;
+      scene.gripper_cameras.push_back(mj);
+    } else if (c.mount == "camera_mount") {
+      mj.pose = scene.base_T_camera_mount.inverse() * c.pose;
+      scene.mount_cameras.push_back(mj);
+    } else {
+      mj.pose = c.pose;
+      scene.world_cameras.push_back(mj);
+    }
+    scene.offscreen_width = std::max(scene.offscreen_width, c.width);
+    scene.offscreen_height = std::max(scene.offscreen_height, c.height);
+  }
   s.xml = detail::build_mjcf(arm, scene);
   s.description = detail::describe_scene(scene, std::string(scene_name(options.scene)));
+  s.description.cameras = cameras;
   if (s.camera) {
     // The marker, where it starts (it moves: VisualTargetParameters).
     SceneBody marker;
@@ -507,6 +533,13 @@ SimulatedArm::SimulatedArm(const ArmModel& arm, const SimulationOptions& options
   mj_forward(s.m.get(), s.d.get());
   s.set_servo_controls(0.0);
   mj_forward(s.m.get(), s.d.get());
+  {
+    std::vector<int> ids;
+    for (const SceneCamera& c : s.description.cameras) {
+      ids.push_back(find(s.m.get(), mjOBJ_CAMERA, c.name.c_str()));
+    }
+    s.video = std::make_unique<detail::VideoRig>(s.m.get(), s.description.cameras, ids);
+  }
   if (s.camera && options.camera.source == CameraSource::kRendered) {
     s.rendered = std::make_unique<detail::RenderedCamera>(
         s.m.get(), find(s.m.get(), mjOBJ_CAMERA, "wrist"), options.camera,
@@ -641,6 +674,13 @@ Vector6 SimulatedArm::wrist_deflection() const {
     if (impl_->wrist_qpos[k] >= 0) out[static_cast<int>(k)] = impl_->d->qpos[impl_->wrist_qpos[k]];
   }
   return out;
+}
+
+const std::vector<SceneCamera>& SimulatedArm::cameras() const { return impl_->description.cameras; }
+
+std::unique_ptr<camera::CameraWatch> SimulatedArm::watch(const std::string& name,
+                                                         camera::ImageSink sink) {
+  return impl_->video->watch(name, std::move(sink));
 }
 
 CameraStatistics SimulatedArm::camera_statistics() const {

@@ -310,6 +310,10 @@ TEST(SceneJson, CarriesEveryBodyWithItsShapePoseAndJointAndTheJointsReadingLabel
     EXPECT_NEAR(q.norm(), 1.0, 1e-9);
     EXPECT_LT((q.toRotationMatrix() - b.pose.R).norm(), 1e-9) << b.name;
   }
+  ASSERT_EQ(j["cameras"].size(), scene.cameras.size());
+  EXPECT_EQ(j["cameras"][1]["name"], "overview");
+  EXPECT_EQ(j["cameras"][2]["stereo_partner"], "stereo_right");
+  EXPECT_EQ(j["cameras"][0]["mount"], "gripper");
   ASSERT_EQ(j["joints"].size(), 1u);
   EXPECT_EQ(j["joints"][0]["label"], "door angle");
   // The label is the one the telemetry's aux entry carries for the hinge's reading.

@@ -47,10 +47,33 @@ struct SceneJoint {
   friend bool operator==(const SceneJoint&, const SceneJoint&) = default;
 };
 
+// A camera of the site that an operator may watch. Its frame C: z along the optical axis
+// out of the lens, x right and y down in the image; `pose` is C in BASE at the initial
+// configuration (a camera on the gripper moves with it, one on the camera mount with the
+// mount). A pinhole with square pixels and its principal point at the image centre.
+struct SceneCamera {
+  std::string name;   // "wrist", "overview", "stereo_left", ...
+  std::string mount;  // "" fixed in the cell, "gripper", "camera_mount" (the pan-tilt head)
+  Frame pose;
+  double field_of_view = 1.0471975511965976;  // [rad] horizontal
+  int width = 640;                            // [px]
+  int height = 480;                           // [px]
+  double frame_rate = 15.0;                   // [Hz] when watched
+  // The other camera of a stereo pair (empty: none); the pair's EYE frame lies midway
+  // between them, oriented as they are.
+  std::string stereo_partner;
+  friend bool operator==(const SceneCamera& a, const SceneCamera& b) {
+    return a.name == b.name && a.mount == b.mount && a.pose.R == b.pose.R && a.pose.p == b.pose.p &&
+           a.field_of_view == b.field_of_view && a.width == b.width && a.height == b.height &&
+           a.frame_rate == b.frame_rate && a.stereo_partner == b.stereo_partner;
+  }
+};
+
 struct SceneDescription {
   std::string name;  // as `tether-remote --scene` names it: "free", "door", ...
   std::vector<SceneBody> bodies;
   std::vector<SceneJoint> joints;
+  std::vector<SceneCamera> cameras;
   friend bool operator==(const SceneDescription&, const SceneDescription&) = default;
 };
 

@@ -31,6 +31,7 @@
 
 #include "tether/common/arm_model.h"
 #include "tether/common/kinematics.h"
+#include "tether/common/scene_description.h"
 #include "tether/common/types.h"
 
 namespace tether::remote {
@@ -252,6 +253,24 @@ JointVector default_initial_position(SceneKind scene, const ArmModel& arm);
 // the links at q: beside the elbow and the forearm on either side of the arm plane, and one
 // above the elbow.
 std::vector<Sphere> default_obstacles(const ArmModel& arm, const JointVector& q);
+
+// The cameras of a scene an operator may watch (scene_description.h SceneCamera), placed from
+// the TOOL pose at the initial configuration:
+//   wrist         on the gripper (`wrist`'s pose, field of view and size), every scene;
+//   overview      fixed in the cell, 1.7 m from the arm's reach, looking at its middle;
+//   stereo_left,  a stereo pair 10 cm apart on the pan-tilt camera mount (the seed's camera
+//   stereo_right  arm reduced to what moves the EYE frame: the mount's frame is EYE), behind and
+//                 beside the tool looking just beyond it; door and target scenes.
+// Watched at 15 Hz, 640 × 480 (the wrist camera at its own size).
+std::vector<SceneCamera> scene_cameras(SceneKind scene, const Frame& base_T_tool0,
+                                       const CameraParameters& wrist);
+
+// The C frame (z out of the lens, x right, y down in the image) of a camera at `eye` looking
+// at `target` with BASE +z up in its image.
+Frame look_at(const Vector3& eye, const Vector3& target);
+
+// The stereo pair's baseline [m].
+inline constexpr double kStereoBaseline = 0.10;
 
 // Pose of the HINGE frame in TOOL coordinates at the initial configuration: origin on the
 // hinge axis at the height of the grasp point, X along the hinge axis with positive rotation

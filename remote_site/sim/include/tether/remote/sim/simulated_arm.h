@@ -58,11 +58,14 @@
 #include "tether/common/scene_description.h"
 #include "tether/common/types.h"
 #include "tether/remote/arm/arm_interface.h"
+#include "tether/remote/camera/camera_device.h"
 #include "tether/remote/sim/scene.h"
 
 namespace tether::remote {
 
-class SimulatedArm final : public ArmInterface {
+// Its cameras (scene.h scene_cameras(): wrist, overview, the stereo pair) are rendered by
+// MuJoCo when watched (camera::CameraDevices), on a render thread of their own.
+class SimulatedArm final : public ArmInterface, public camera::CameraDevices {
  public:
   // Throws std::invalid_argument for bad options or an arm that is not 7-DOF, and
   // std::runtime_error (with MuJoCo's message) if the MJCF does not compile.
@@ -111,6 +114,11 @@ class SimulatedArm final : public ArmInterface {
   // kVisualTarget: the target's centre in the camera frame C now, exactly (the camera's
   // readings are estimates from noisy, late images) [m]; std::logic_error in other scenes.
   Vector3 visual_target_in_camera() const;
+
+  // The scene's cameras and watching them (tether/remote/camera/camera_device.h).
+  const std::vector<SceneCamera>& cameras() const override;
+  std::unique_ptr<camera::CameraWatch> watch(const std::string& name,
+                                             camera::ImageSink sink) override;
 
   // The rendered wrist camera's counts and times so far (all zero without one).
   CameraStatistics camera_statistics() const;

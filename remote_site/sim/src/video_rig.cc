@@ -1,0 +1,209 @@
+#include "video_rig.h"
+
+#include <mujoco/mujoco.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <ctime>
+#include <future>
+#include <stdexcept>
+#include <string>
+
+#include "offscreen_renderer.h"
+
+namespace tether::remote::detail {
+
+namespace {
+
+constexpr int kRenderNice = 5;  // the control loop and the services come first
+
+std::int64_t monotonic_ns() noexcept {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+}  // namespace
+
+struct VideoRig::Worker {
+  Worker(const mjModel* model, int width, int height)
+      : renderer(model, width, height),
+        data(mj_makeData(model)),
+        rgb(static_cast<std::size_t>(width) * height * 3) {
+    if (data == nullptr) throw std::runtime_error("video rig: MuJoCo could not allocate");
+  }
+  ~Worker() { mj_deleteData(data); }
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+  OffscreenRenderer renderer;
+  mjData* data;
+  std::vector<std::uint8_t> rgb;
+};
+
+VideoRig::VideoRig(const mjModel* model, std::vector<SceneCamera> cameras,
+                   std::vector<int> camera_ids)
+    : model_(model), cameras_(std::move(cameras)), camera_ids_(std::move(camera_ids)) {
+  if (cameras_.size() > kMaxCameras || cameras_.size() != camera_ids_.size()) {
+    throw std::invalid_argument("video rig: at most " + std::to_string(kMaxCameras) +
+                                " cameras, each with its model camera");
+  }
+  if (static_cast<std::size_t>(model->nq) > kMaxPositions ||
+      static_cast<std::size_t>(model->nmocap) > kMaxMocap) {
+    throw std::runtime_error(
+        "video rig: the model has more positions or mocap bodies than a "
+        "snapshot carries");
+  }
+  sinks_.resize(cameras_.size());
+}
+
+VideoRig::~VideoRig() {
+  if (thread_.joinable()) {
+    stop_.store(true);
+    wake_.fetch_add(1);
+    wake_.notify_one();
+    thread_.join();
+  }
+}
+
+void VideoRig::start() {
+  std::lock_guard lock(start_mutex_);
+  if (thread_.joinable()) return;
+  int width = 16;
+  int height = 16;
+  for (const SceneCamera& c : cameras_) {
+    width = std::max(width, c.width);
+    height = std::max(height, c.height);
+  }
+  std::promise<void> ready;
+  std::future<void> started = ready.get_future();
+  thread_ = std::thread([this, &ready, width, height] {
+    try {
+      worker_ = std::make_unique<Worker>(model_, width, height);
+      ready.set_value();
+    } catch (...) {
+      ready.set_exception(std::current_exception());
+      return;
+    }
+    run();
+  });
+  try {
+    started.get();
+  } catch (...) {
+    thread_.join();
+    throw;
+  }
+}
+
+std::unique_ptr<camera::CameraWatch> VideoRig::watch(const std::string& name,
+                                                     camera::ImageSink sink) {
+  const auto it = std::find_if(cameras_.begin(), cameras_.end(),
+                               [&](const SceneCamera& c) { return c.name == name; });
+  if (it == cameras_.end()) {
+    std::string names;
+    for (const SceneCamera& c : cameras_) names += (names.empty() ? "" : ", ") + c.name;
+    throw std::invalid_argument("camera '" + name + "': no such camera here (there are: " + names +
+                                ")");
+  }
+  const auto index = static_cast<std::size_t>(it - cameras_.begin());
+  start();
+  std::uint64_t id = 0;
+  {
+    std::lock_guard lock(sinks_mutex_);
+    id = next_id_++;
+    sinks_[index].push_back(Sink{id, std::move(sink)});
+  }
+  watchers_[index].fetch_add(1);
+  return std::make_unique<camera::CameraWatch>([this, index, id] { unwatch(index, id); });
+}
+
+void VideoRig::unwatch(std::size_t camera, std::uint64_t id) {
+  watchers_[camera].fetch_sub(1);
+  // Under the lock the render thread holds while it calls sinks: none runs after this.
+  std::lock_guard lock(sinks_mutex_);
+  auto& list = sinks_[camera];
+  list.erase(std::remove_if(list.begin(), list.end(), [id](const Sink& s) { return s.id == id; }),
+             list.end());
+}
+
+void VideoRig::step(double t, const mjData* data) noexcept {
+  bool posted = false;
+  for (std::size_t i = 0; i < cameras_.size(); ++i) {
+    if (watchers_[i].load(std::memory_order_relaxed) == 0) {
+      next_capture_[i] = t;  // first image as soon as someone watches
+      continue;
+    }
+    if (t + 1e-9 < next_capture_[i]) continue;
+    next_capture_[i] = std::max(next_capture_[i] + 1.0 / cameras_[i].frame_rate, t);
+    Snapshot shot;
+    shot.camera = i;
+    shot.time = t;
+    shot.capture_ns = monotonic_ns();
+    for (int k = 0; k < model_->nq; ++k) shot.qpos[static_cast<std::size_t>(k)] = data->qpos[k];
+    for (int k = 0; k < 3 * model_->nmocap; ++k) {
+      shot.mocap_pos[static_cast<std::size_t>(k)] = data->mocap_pos[k];
+    }
+    for (int k = 0; k < 4 * model_->nmocap; ++k) {
+      shot.mocap_quat[static_cast<std::size_t>(k)] = data->mocap_quat[k];
+    }
+    if (captures_.push(shot)) {
+      posted = true;
+    } else {
+      skipped_.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  if (posted) {
+    wake_.fetch_add(1, std::memory_order_release);
+    wake_.notify_one();
+  }
+}
+
+void VideoRig::run() {
+  setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kRenderNice);
+  std::uint64_t seen = 0;
+  Snapshot shot;
+  while (!stop_.load()) {
+    wake_.wait(seen);
+    seen = wake_.load();
+    while (!stop_.load() && captures_.pop(shot)) {
+      mjData* d = worker_->data;
+      for (int k = 0; k < model_->nq; ++k) d->qpos[k] = shot.qpos[static_cast<std::size_t>(k)];
+      for (int k = 0; k < 3 * model_->nmocap; ++k) {
+        d->mocap_pos[k] = shot.mocap_pos[static_cast<std::size_t>(k)];
+      }
+      for (int k = 0; k < 4 * model_->nmocap; ++k) {
+        d->mocap_quat[k] = shot.mocap_quat[static_cast<std::size_t>(k)];
+      }
+      d->time = shot.time;
+      mj_kinematics(model_, d);
+      mj_camlight(model_, d);
+      const SceneCamera& c = cameras_[shot.camera];
+      if (!worker_->renderer.render(d, camera_ids_[shot.camera], c.width, c.height,
+                                    worker_->rgb.data())) {
+        skipped_.fetch_add(1, std::memory_order_relaxed);
+        continue;
+      }
+      rendered_.fetch_add(1, std::memory_order_relaxed);
+      camera::CameraImage image;
+      image.camera = &c;
+      image.number = numbers_[shot.camera]++;
+      image.arm_time = shot.time;
+      image.capture_ns = shot.capture_ns;
+      image.width = c.width;
+      image.height = c.height;
+      image.rgb = std::span<const std::uint8_t>(worker_->rgb.data(),
+                                                static_cast<std::size_t>(c.width) * c.height * 3);
+      std::lock_guard lock(sinks_mutex_);
+      for (const Sink& s : sinks_[shot.camera]) {
+        try {
+          s.sink(image);
+        } catch (...) {
+          // A sink's failure is its own (its stream ends); the others go on.
+        }
+      }
+    }
+  }
+  worker_->renderer.release();
+}
+
+}  // namespace tether::remote::detail
