@@ -377,7 +377,7 @@ Sealer::~Sealer() = default;
 
 std::size_t Sealer::seal(std::span<const std::uint8_t> payload, std::span<std::uint8_t> out) {
   const std::size_t total = kHeaderBytes + payload.size() + kTagBytes;
-  if (total > out.size() || total > kMaxDatagram || counter_ == 0xFFFFFFFFU) return 0;
+  if (total > out.size() || total > max_datagram(kind_) || counter_ == 0xFFFFFFFFU) return 0;
   const std::uint32_t counter = counter_ + 1;
   write_header(kind_, session_, counter, out.data());
   const auto iv = nonce(kind_, counter);
@@ -402,7 +402,7 @@ Opener::Opener(Kind kind, std::uint32_t session, const Key& key)
 Opener::~Opener() = default;
 
 std::optional<std::uint32_t> session_of(std::span<const std::uint8_t> datagram) {
-  if (datagram.size() < kHeaderBytes + kTagBytes || datagram.size() > kMaxDatagram) return {};
+  if (datagram.size() < kHeaderBytes + kTagBytes || datagram.size() > kMaxVideoDatagram) return {};
   if ((datagram[0] >> 4) != kVersion) return {};
   std::uint32_t session = 0;
   std::memcpy(&session, datagram.data() + 1, 4);
@@ -412,7 +412,8 @@ std::optional<std::uint32_t> session_of(std::span<const std::uint8_t> datagram) 
 std::optional<std::size_t> Opener::open(std::span<const std::uint8_t> datagram,
                                         std::span<std::uint8_t> out) {
   const auto session = session_of(datagram);
-  if (!session || *session != session_ || (datagram[0] & 15) != static_cast<std::uint8_t>(kind_)) {
+  if (!session || *session != session_ || (datagram[0] & 15) != static_cast<std::uint8_t>(kind_) ||
+      datagram.size() > max_datagram(kind_)) {
     ++drops_.malformed;
     return {};
   }

@@ -44,12 +44,21 @@
 namespace tether::datagram {
 
 inline constexpr std::uint8_t kVersion = 1;
-enum class Kind : std::uint8_t { kIncrement = 1, kReflection = 2 };
+// Increments and reflections are the teleoperation plane's; video fragments and the
+// receiver's feedback the camera views' (video_datagram.h).
+enum class Kind : std::uint8_t { kIncrement = 1, kReflection = 2, kVideo = 3, kVideoFeedback = 4 };
 
 inline constexpr std::size_t kKeyBytes = 32;  // AES-256
 inline constexpr std::size_t kHeaderBytes = 9;
 inline constexpr std::size_t kTagBytes = 16;
 inline constexpr std::size_t kMaxDatagram = 512;  // larger datagrams are refused unread
+// A video fragment's limit: with IPv4/UDP headers within IPv6's minimum MTU (1280 bytes), so
+// no path fragments it.
+inline constexpr std::size_t kMaxVideoDatagram = 1232;
+// The limit for a kind's datagrams.
+constexpr std::size_t max_datagram(Kind kind) {
+  return kind == Kind::kVideo ? kMaxVideoDatagram : kMaxDatagram;
+}
 // Datagrams whose counter is fewer than this behind the newest accepted one are accepted
 // once each (a reordering path); older ones are dropped as replays or too late.
 inline constexpr std::uint32_t kReplayWindow = 64;
