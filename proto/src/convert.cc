@@ -440,6 +440,46 @@ void from_teleoperation_counters(const remote::TeleoperationCounters& counters,
   out->set_playout_delay_s(counters.playout_delay);
 }
 
+SceneCamera to_scene_camera(const v1::SceneCamera& c, const std::string& at) {
+  SceneCamera camera;
+  camera.name = c.name();
+  if (camera.name.empty()) throw ConversionError(at + ".name", ": must not be empty");
+  camera.mount = c.mount();
+  camera.pose = to_frame(c.pose(), at + ".pose");
+  if (!(c.field_of_view() > 0.0 && c.field_of_view() < 3.0)) {
+    throw ConversionError(at + ".field_of_view",
+                          " = " + std::to_string(c.field_of_view()) + ": must be in (0, 3) rad");
+  }
+  const auto pixels = [&](int v, const char* field) {
+    if (v < 16 || v > 4096 || v % 2 != 0) {
+      throw ConversionError(at + "." + field,
+                            " = " + std::to_string(v) + ": must be even and in [16, 4096] px");
+    }
+    return v;
+  };
+  camera.field_of_view = c.field_of_view();
+  camera.width = pixels(c.width(), "width");
+  camera.height = pixels(c.height(), "height");
+  if (!(c.frame_rate() > 0.0 && c.frame_rate() <= 60.0)) {
+    throw ConversionError(at + ".frame_rate",
+                          " = " + std::to_string(c.frame_rate()) + ": must be in (0, 60] Hz");
+  }
+  camera.frame_rate = c.frame_rate();
+  camera.stereo_partner = c.stereo_partner();
+  return camera;
+}
+
+void from_scene_camera(const SceneCamera& camera, v1::SceneCamera* c) {
+  c->set_name(camera.name);
+  c->set_mount(camera.mount);
+  from_frame(camera.pose, c->mutable_pose());
+  c->set_field_of_view(camera.field_of_view);
+  c->set_width(camera.width);
+  c->set_height(camera.height);
+  c->set_frame_rate(camera.frame_rate);
+  c->set_stereo_partner(camera.stereo_partner);
+}
+
 SceneDescription to_scene(const v1::SceneDescription& scene, const std::string& path) {
   SceneDescription out;
   out.name = scene.name();
@@ -499,34 +539,8 @@ SceneDescription to_scene(const v1::SceneDescription& scene, const std::string& 
     out.joints.push_back(std::move(joint));
   }
   for (int i = 0; i < scene.cameras_size(); ++i) {
-    const v1::SceneCamera& c = scene.cameras(i);
-    const std::string at = path + ".cameras[" + std::to_string(i) + "]";
-    SceneCamera camera;
-    camera.name = c.name();
-    if (camera.name.empty()) throw ConversionError(at + ".name", ": must not be empty");
-    camera.mount = c.mount();
-    camera.pose = to_frame(c.pose(), at + ".pose");
-    if (!(c.field_of_view() > 0.0 && c.field_of_view() < 3.0)) {
-      throw ConversionError(at + ".field_of_view",
-                            " = " + std::to_string(c.field_of_view()) + ": must be in (0, 3) rad");
-    }
-    const auto pixels = [&](int v, const char* field) {
-      if (v < 16 || v > 4096 || v % 2 != 0) {
-        throw ConversionError(at + "." + field,
-                              " = " + std::to_string(v) + ": must be even and in [16, 4096] px");
-      }
-      return v;
-    };
-    camera.field_of_view = c.field_of_view();
-    camera.width = pixels(c.width(), "width");
-    camera.height = pixels(c.height(), "height");
-    if (!(c.frame_rate() > 0.0 && c.frame_rate() <= 60.0)) {
-      throw ConversionError(at + ".frame_rate",
-                            " = " + std::to_string(c.frame_rate()) + ": must be in (0, 60] Hz");
-    }
-    camera.frame_rate = c.frame_rate();
-    camera.stereo_partner = c.stereo_partner();
-    out.cameras.push_back(std::move(camera));
+    out.cameras.push_back(
+        to_scene_camera(scene.cameras(i), path + ".cameras[" + std::to_string(i) + "]"));
   }
   return out;
 }
@@ -562,17 +576,7 @@ void from_scene(const SceneDescription& scene, v1::SceneDescription* out) {
     j->set_upper(joint.upper);
     j->set_aux_index(joint.aux_index);
   }
-  for (const SceneCamera& camera : scene.cameras) {
-    v1::SceneCamera* c = out->add_cameras();
-    c->set_name(camera.name);
-    c->set_mount(camera.mount);
-    from_frame(camera.pose, c->mutable_pose());
-    c->set_field_of_view(camera.field_of_view);
-    c->set_width(camera.width);
-    c->set_height(camera.height);
-    c->set_frame_rate(camera.frame_rate);
-    c->set_stereo_partner(camera.stereo_partner);
-  }
+  for (const SceneCamera& camera : scene.cameras) from_scene_camera(camera, out->add_cameras());
 }
 
 }  // namespace tether::proto

@@ -276,6 +276,7 @@ int main(int argc, char** argv) {
         sim_options.initial_position = default_initial_position(scene, arm_model);
         auto simulated = std::make_unique<SimulatedArm>(arm_model, sim_options);
         options.scene = simulated->scene_description();
+        options.cameras = simulated.get();  // rendered when watched (WatchCamera)
         arm = std::move(simulated);
         options.arm_link = "embedded simulation, scene " + scene_name;
       } else {

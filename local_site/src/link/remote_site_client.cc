@@ -11,6 +11,7 @@
 #include <optional>
 #include <thread>
 
+#include "camera_connection.h"
 #include "link/channel.h"
 #include "link/wire.h"
 #include "tether/local/link/session_recorder.h"
@@ -501,6 +502,22 @@ TelemetrySubscription RemoteSiteClient::open_telemetry(std::uint32_t decimation,
   TelemetrySubscription::State* raw = state.get();
   state->reader = std::thread([raw, request] { raw->read(request); });
   return TelemetrySubscription(std::move(state));
+}
+
+std::unique_ptr<CameraView> RemoteSiteClient::watch_camera(const std::string& camera,
+                                                           int bit_rate_kbps, VideoFrameSink sink) {
+  auto connection = std::make_shared<CameraView::Connection>();
+  connection->stub = impl_->stub;
+  const std::string& a = impl_->address;
+  std::string host = a.substr(0, a.rfind(':'));
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  connection->host = host;
+  connection->operator_name = impl_->operator_name;
+  connection->insecure = impl_->insecure;
+  return std::make_unique<CameraView>(std::move(connection), camera, bit_rate_kbps,
+                                      std::move(sink));
 }
 
 TelemetrySubscription RemoteSiteClient::record_telemetry(SessionRecorder& recorder) {

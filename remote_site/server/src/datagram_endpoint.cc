@@ -51,8 +51,16 @@ struct DatagramEndpoint::Session {
       : opener(datagram::Kind::kIncrement, keys.session, keys.ground_to_remote),
         on_increment(std::move(callback)),
         sealer(datagram::Kind::kReflection, keys.session, keys.remote_to_ground) {}
+  // A camera view's: feedback in, video out.
+  Session(const datagram::SessionKeys& keys, OnFeedback callback)
+      : opener(datagram::Kind::kVideoFeedback, keys.session, keys.ground_to_remote),
+        on_feedback(std::move(callback)),
+        video(true),
+        sealer(datagram::Kind::kVideo, keys.session, keys.remote_to_ground) {}
   datagram::Opener opener;  // the receiving thread only
   OnIncrement on_increment;
+  OnFeedback on_feedback;
+  bool video = false;
   std::mutex send_mutex;  // guards what follows
   datagram::Sealer sealer;
   sockaddr_storage peer{};
@@ -131,6 +139,38 @@ datagram::SessionKeys DatagramEndpoint::open(OnIncrement on_increment) {
   return keys;
 }
 
+datagram::SessionKeys DatagramEndpoint::open_video(OnFeedback on_feedback) {
+  std::lock_guard lock(mutex_);
+  datagram::SessionKeys keys;
+  do {
+    keys = datagram::make_session_keys();
+  } while (sessions_.count(keys.session) != 0);
+  sessions_.emplace(keys.session, std::make_shared<Session>(keys, std::move(on_feedback)));
+  return keys;
+}
+
+bool DatagramEndpoint::send_video(std::uint32_t session, std::span<const std::uint8_t> payload) {
+  std::shared_ptr<Session> s;
+  {
+    std::lock_guard lock(mutex_);
+    const auto it = sessions_.find(session);
+    if (it == sessions_.end() || !it->second->video) return false;
+    s = it->second;
+  }
+  std::array<std::uint8_t, datagram::kMaxVideoDatagram> sealed{};
+  std::lock_guard lock(s->send_mutex);
+  if (s->peer_length == 0) return false;
+  const std::size_t total = s->sealer.seal(payload, sealed);
+  if (total == 0) return false;
+  if (sendto(fd_, sealed.data(), total, MSG_DONTWAIT, reinterpret_cast<sockaddr*>(&s->peer),
+             s->peer_length) != static_cast<ssize_t>(total)) {
+    ++s->stats.send_errors;
+    return false;
+  }
+  ++s->stats.sent;
+  return true;
+}
+
 void DatagramEndpoint::close(std::uint32_t session) {
   std::lock_guard lock(mutex_);
   sessions_.erase(session);
@@ -141,7 +181,7 @@ bool DatagramEndpoint::send(std::uint32_t session, const datagram::ReflectionMes
   {
     std::lock_guard lock(mutex_);
     const auto it = sessions_.find(session);
-    if (it == sessions_.end()) return false;
+    if (it == sessions_.end() || it->second->video) return false;
     s = it->second;
   }
   std::array<std::uint8_t, datagram::kMaxDatagram> payload{};
@@ -174,8 +214,9 @@ DatagramSessionStats DatagramEndpoint::stats(std::uint32_t session) const {
 }
 
 void DatagramEndpoint::receive_loop() {
-  std::array<std::uint8_t, datagram::kMaxDatagram + 1> buffer{};
-  std::array<std::uint8_t, datagram::kMaxDatagram> plain{};
+  // Room for the largest datagram of any kind, so a long one is refused whole, not truncated.
+  std::array<std::uint8_t, datagram::kMaxVideoDatagram + 1> buffer{};
+  std::array<std::uint8_t, datagram::kMaxVideoDatagram> plain{};
   std::array<pollfd, 2> fds{pollfd{fd_, POLLIN, 0}, pollfd{wake_[0], POLLIN, 0}};
   for (;;) {
     if (poll(fds.data(), fds.size(), -1) < 0) {
@@ -202,12 +243,14 @@ void DatagramEndpoint::receive_loop() {
       Session& s = *it->second;
       const auto size = s.opener.open(bytes, plain);
       datagram::IncrementMessage message;
+      datagram::VideoFeedback feedback;
       std::string problem;
       {
         std::lock_guard send_lock(s.send_mutex);
         s.stats.drops = s.opener.drops();
         if (!size) continue;
-        problem = datagram::decode(std::span(plain.data(), *size), message);
+        problem = s.video ? datagram::decode(std::span(plain.data(), *size), feedback)
+                          : datagram::decode(std::span(plain.data(), *size), message);
         if (!problem.empty()) {
           ++s.opener.drops().invalid;
           s.stats.drops = s.opener.drops();
@@ -230,7 +273,11 @@ void DatagramEndpoint::receive_loop() {
           }
         }
       }
-      s.on_increment(message, arrival, problem);
+      if (s.video) {
+        if (problem.empty()) s.on_feedback(feedback, arrival);
+      } else {
+        s.on_increment(message, arrival, problem);
+      }
     }
   }
 }

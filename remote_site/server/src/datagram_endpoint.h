@@ -1,11 +1,11 @@
 #pragma once
 
-// The remote site's end of the teleoperation data plane (tether/datagram/teleop_datagram.h):
-// one UDP socket, by default on the gRPC port's number, and the sessions the Teleoperate
-// streams open on it. A thread of its own receives: it finds each datagram's session by
-// its id, authenticates and decodes it, learns (and follows, after NAT rebinding) the
-// ground's address from authentic datagrams only, and hands the increment to the session's
-// stream. The stream's reflections go back from the telemetry hub's thread.
+// The remote site's end of the data plane (tether/datagram/teleop_datagram.h and
+// video_datagram.h): one UDP socket, by default on the gRPC port's number, and the sessions
+// the Teleoperate streams and WatchCamera calls open on it. A thread of its own receives: it finds
+// each datagram's session by its id, authenticates and decodes it, learns (and follows, after NAT
+// rebinding) the ground's address from authentic datagrams only, and hands the increment to the
+// session's stream. The stream's reflections go back from the telemetry hub's thread.
 //
 // Nothing here runs in the control cycle; a session's callback runs on the receiving
 // thread with the endpoint's lock held, so closing a session waits for a callback in
@@ -19,10 +19,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <thread>
 
 #include "tether/datagram/teleop_datagram.h"
+#include "tether/datagram/video_datagram.h"
 
 namespace tether::remote::server {
 
@@ -44,6 +46,10 @@ class DatagramEndpoint {
   using OnIncrement = std::function<void(const datagram::IncrementMessage& message,
                                          std::int64_t arrival_ns, const std::string& problem)>;
 
+  // Receives each authentic feedback datagram of a camera view and its arrival.
+  using OnFeedback =
+      std::function<void(const datagram::VideoFeedback& feedback, std::int64_t arrival_ns)>;
+
   // Binds UDP on host:port (port 0: any). Throws std::runtime_error naming the address.
   DatagramEndpoint(const std::string& host, int port);
   ~DatagramEndpoint();
@@ -53,6 +59,10 @@ class DatagramEndpoint {
   int port() const { return port_; }
   // A new session with fresh keys; its increments go to `on_increment` until close().
   datagram::SessionKeys open(OnIncrement on_increment);
+  // A camera view's session (video_datagram.h): its feedback to `on_feedback`, video sent
+  // with send_video() once the ground's first feedback told where it is.
+  datagram::SessionKeys open_video(OnFeedback on_feedback);
+  bool send_video(std::uint32_t session, std::span<const std::uint8_t> payload);
   void close(std::uint32_t session);
   // Seals and sends a reflection to the session's ground; false if its address is not
   // known yet, the session is closed or the socket refused it.

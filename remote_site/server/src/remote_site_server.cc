@@ -30,10 +30,12 @@
 #include "task_store.h"
 #include "telemetry_hub.h"
 #include "tether/common/task/field_path.h"
+#include "tether/datagram/video_datagram.h"
 #include "tether/proto/convert.h"
 #include "tether/proto/set_field.h"
 #include "tether/proto/task_io.h"
 #include "tether/remote/behaviours/teleoperation/parameters.h"
+#include "tether/remote/camera/video_codec.h"
 #include "tether/remote/task/validation.h"
 #include "tether/v1/remote_site.grpc.pb.h"
 #include "wire.h"
@@ -678,6 +680,8 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
 
   grpc::ServerWriteReactor<v1::BlackBoxData>* FetchBlackBox(
       CallbackServerContext* context, const v1::FetchBlackBoxRequest* request) override;
+  grpc::ServerWriteReactor<v1::WatchCameraReply>* WatchCamera(
+      CallbackServerContext* context, const v1::WatchCameraRequest* request) override;
 
   // Into the black box, when the site keeps one.
   void record_sample(const HandControllerSample& sample) {
@@ -1274,6 +1278,217 @@ class TelemetryReactor final : public grpc::ServerWriteReactor<v1::Telemetry>,
   bool finished_ = false;
 };
 
+// A camera view (WatchCamera): the camera's images, VP9-encoded on the cameras' thread, go as
+// sealed fragments on the datagram plane to where the ground's feedback comes from; the
+// call carries the view's keys first, then the sender's counts once a second (on the hub's
+// thread), until the ground ends it or the site shuts down.
+class CameraReactor final : public grpc::ServerWriteReactor<v1::WatchCameraReply>,
+                            public CycleSubscriber {
+ public:
+  CameraReactor(RemoteSiteServer::Impl& site, const SceneCamera& camera, int bit_rate_kbps,
+                Caller caller)
+      : site_(site),
+        camera_(camera),
+        caller_(std::move(caller)),
+        identity_(caller_.identity),
+        generation_(site.security.generation()) {
+    camera::VideoEncoderOptions options;
+    options.width = camera.width;
+    options.height = camera.height;
+    options.frame_rate = camera.frame_rate;
+    options.bit_rate = bit_rate_kbps;
+    options.key_frame_interval =
+        std::max(1, static_cast<int>(std::lround(4.0 * camera.frame_rate)));
+    encoder_ = std::make_unique<camera::VideoEncoder>(options);
+    // What may throw comes first; images are skipped until the ground's feedback arrives.
+    watch_ = site_.options.cameras->watch(
+        camera.name, [this](const camera::CameraImage& image) { on_image(image); });
+    const datagram::SessionKeys keys =
+        site_.datagrams->open_video([this](const datagram::VideoFeedback& f, std::int64_t arrival) {
+          on_feedback(f, arrival);
+        });
+    session_.store(keys.session);
+    v1::WatchCameraReply first;
+    first.set_datagram_keys(datagram::to_text(keys));
+    first.set_datagram_port(site_.datagrams->port());
+    fill(first);
+    // Creation ends here: what the constructor set is seen by every later callback.
+    server::callback_ends(this);
+    server::callback_ends(&queue_);
+    queue(std::move(first));
+    site_.hub.subscribe(this);
+  }
+
+  void on_cycle(const CycleTelemetry& cycle) override {
+    if (const std::uint64_t g = site_.security.generation(); g != generation_) {
+      generation_ = g;
+      if (const std::string why =
+              site_.security.recheck(caller_, "/tether.v1.RemoteSite/WatchCamera");
+          !why.empty()) {
+        end(Status(StatusCode::PERMISSION_DENIED, why));
+        return;
+      }
+    }
+    // About once a second of the control loop's cycles.
+    const double now = cycle.arm_time;
+    if (now < next_report_) return;
+    next_report_ = now + 1.0;
+    v1::WatchCameraReply reply;
+    fill(reply);
+    queue(std::move(reply));
+  }
+
+  void on_shutdown() override {
+    end(Status(StatusCode::UNAVAILABLE, "the remote site is shutting down"));
+  }
+
+  void OnWriteDone(bool ok) override {
+    const server::CallbackScope order(this, &queue_);
+    std::lock_guard lock(mutex_);
+    queue_.pop_front();
+    writing_ = false;
+    if (!ok) finishing_ = true;
+    if (finishing_) {
+      if (!finished_) {
+        finished_ = true;
+        Finish(ok ? end_status_ : Status(StatusCode::CANCELLED, "camera view ended"));
+      }
+      return;
+    }
+    if (!queue_.empty()) {
+      writing_ = true;
+      server::callback_ends(&queue_);
+      StartWrite(&queue_.front());
+    }
+  }
+
+  void OnCancel() override {
+    server::callback_begins(this);
+    std::lock_guard lock(mutex_);
+    finishing_ = true;
+    end_status_ = Status::CANCELLED;
+    if (!writing_ && !finished_) {
+      finished_ = true;
+      Finish(end_status_);
+    }
+  }
+
+  void OnDone() override {
+    server::callback_begins(this);
+    server::callback_begins(&queue_);
+    site_.hub.unsubscribe(this);
+    watch_.reset();  // no image reaches on_image after this
+    site_.datagrams->close(session_.load());
+    site_.quotas.close_stream(identity_);
+    spdlog::info("camera view of '{}' by {} ended: {} frames, {} key, {:.0f} kB", camera_.name,
+                 identity_, frames_.load(), keys_.load(), bytes_.load() / 1e3);
+    delete this;
+  }
+
+ private:
+  void fill(v1::WatchCameraReply& reply) const {
+    reply.set_codec(camera::kVp9CodecString);
+    proto::from_scene_camera(camera_, reply.mutable_camera());
+    reply.set_frames_sent(frames_.load());
+    reply.set_bytes_sent(bytes_.load());
+    reply.set_key_frames(keys_.load());
+    reply.set_frames_skipped(skipped_.load());
+    const std::uint64_t n = encoded_.load();
+    reply.set_encode_ms_mean(n > 0 ? encode_seconds_.load() * 1e3 / static_cast<double>(n) : 0.0);
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    reply.set_remote_time_ns(static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec);
+    reply.set_feedback_ground_ns(feedback_ground_ns_.load());
+    reply.set_feedback_arrival_ns(feedback_arrival_ns_.load());
+  }
+
+  // The datagram plane's thread.
+  void on_feedback(const datagram::VideoFeedback& f, std::int64_t arrival) {
+    feedback_ground_ns_.store(f.ground_time_ns);
+    feedback_arrival_ns_.store(arrival);
+    heard_.store(true);
+    if (f.key_wanted) key_wanted_.store(true);
+  }
+
+  // The cameras' thread: encode, cut and send. Nothing is encoded before the ground's first
+  // feedback told where it is (its first frame is then a key frame).
+  void on_image(const camera::CameraImage& image) {
+    if (!heard_.load()) {
+      skipped_.fetch_add(1);
+      return;
+    }
+    if (key_wanted_.exchange(false)) encoder_->request_key_frame();
+    const auto start = std::chrono::steady_clock::now();
+    camera::EncodedFrame frame;
+    if (!encoder_->encode(image.rgb, static_cast<double>(image.capture_ns) * 1e-9, frame) ||
+        frame.data.empty()) {
+      skipped_.fetch_add(1);
+      return;
+    }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double sum = encode_seconds_.load();
+    while (!encode_seconds_.compare_exchange_weak(sum, sum + seconds)) {
+    }
+    encoded_.fetch_add(1);
+    const auto number = static_cast<std::uint32_t>(frames_.load());
+    for (const std::vector<std::uint8_t>& payload :
+         datagram::fragment_frame(frame.data, number, frame.key, image.capture_ns)) {
+      if (site_.datagrams->send_video(session_.load(), payload)) bytes_.fetch_add(payload.size());
+    }
+    frames_.fetch_add(1);
+    if (frame.key) keys_.fetch_add(1);
+  }
+
+  void queue(v1::WatchCameraReply&& reply) {
+    std::lock_guard lock(mutex_);
+    if (finishing_) return;
+    if (queue_.size() >= 4) queue_.erase(queue_.begin() + (writing_ ? 1 : 0));  // a slow reader
+    queue_.push_back(std::move(reply));
+    if (!writing_) {
+      writing_ = true;
+      StartWrite(&queue_.front());
+    }
+  }
+
+  void end(const Status& status) {
+    std::lock_guard lock(mutex_);
+    if (finishing_) return;
+    finishing_ = true;
+    end_status_ = status;
+    if (!writing_ && !finished_) {
+      finished_ = true;
+      Finish(end_status_);
+    }
+  }
+
+  RemoteSiteServer::Impl& site_;
+  SceneCamera camera_;
+  Caller caller_;
+  std::string identity_;
+  std::uint64_t generation_;                       // the hub thread only
+  double next_report_ = 0.0;                       // the hub thread only
+  std::unique_ptr<camera::VideoEncoder> encoder_;  // the cameras' thread only
+  std::atomic<std::uint32_t> session_{0};
+  std::unique_ptr<camera::CameraWatch> watch_;
+  std::atomic<bool> heard_{false};
+  std::atomic<bool> key_wanted_{false};
+  std::atomic<std::int64_t> feedback_ground_ns_{0};
+  std::atomic<std::int64_t> feedback_arrival_ns_{0};
+  std::atomic<std::uint64_t> frames_{0};
+  std::atomic<std::uint64_t> bytes_{0};
+  std::atomic<std::uint64_t> keys_{0};
+  std::atomic<std::uint64_t> skipped_{0};
+  std::atomic<std::uint64_t> encoded_{0};
+  std::atomic<double> encode_seconds_{0.0};
+  std::mutex mutex_;
+  std::deque<v1::WatchCameraReply> queue_;
+  Status end_status_;
+  bool writing_ = false;
+  bool finishing_ = false;
+  bool finished_ = false;
+};
+
 // A stream refused before it started.
 template <typename Reactor>
 class RefusedStream final : public Reactor {
@@ -1434,6 +1649,48 @@ RemoteSiteServer::Impl::Teleoperate(CallbackServerContext* context) {
   return new TeleopReactor(*this, caller, context);
 }
 
+grpc::ServerWriteReactor<v1::WatchCameraReply>* RemoteSiteServer::Impl::WatchCamera(
+    CallbackServerContext* context, const v1::WatchCameraRequest* request) {
+  using Refused = RefusedStream<grpc::ServerWriteReactor<v1::WatchCameraReply>>;
+  const Caller caller = security.caller(*context);
+  if (Status status = admit(caller, "WatchCamera", Access::kRole); !status.ok()) {
+    return new Refused(status);
+  }
+  if (options.cameras == nullptr || !datagrams) {
+    return new Refused(Status(StatusCode::UNAVAILABLE,
+                              options.cameras == nullptr
+                                  ? "this site has no cameras to watch"
+                                  : "this site's datagram plane is off (--datagram-port off): "
+                                    "camera video travels only on it"));
+  }
+  const std::vector<SceneCamera>& cameras = options.cameras->cameras();
+  const auto it = std::find_if(cameras.begin(), cameras.end(),
+                               [&](const SceneCamera& c) { return c.name == request->camera(); });
+  if (it == cameras.end()) {
+    std::string names;
+    for (const SceneCamera& c : cameras) names += (names.empty() ? "" : ", ") + c.name;
+    return new Refused(
+        Status(StatusCode::NOT_FOUND,
+               "camera = '" + request->camera() + "': no such camera (there are: " + names + ")"));
+  }
+  const int rate = request->bit_rate_kbps();
+  if (rate != 0 && (rate < 100 || rate > 8000)) {
+    return new Refused(Status(
+        StatusCode::INVALID_ARGUMENT,
+        "bit_rate_kbps = " + std::to_string(rate) + ": must be 0 (1000) or in [100, 8000] kbit/s"));
+  }
+  if (std::string why = quotas.open_stream(caller.identity); !why.empty()) {
+    return new Refused(Status(StatusCode::RESOURCE_EXHAUSTED, why));
+  }
+  try {
+    return new CameraReactor(*this, *it, rate == 0 ? 1000 : rate, caller);
+  } catch (const std::exception& e) {
+    quotas.close_stream(caller.identity);
+    return new Refused(Status(StatusCode::UNAVAILABLE,
+                              "camera '" + request->camera() + "' cannot be watched: " + e.what()));
+  }
+}
+
 grpc::ServerWriteReactor<v1::Telemetry>* RemoteSiteServer::Impl::StreamTelemetry(
     CallbackServerContext* context, const v1::TelemetryRequest* request) {
   using Refused = RefusedStream<grpc::ServerWriteReactor<v1::Telemetry>>;
@@ -1505,11 +1762,12 @@ RemoteSiteServer::RemoteSiteServer(const ServerOptions& options, Executor& execu
   impl_->hub.subscribe(&impl_->breaches);
   impl_->hub.start();
   impl_->lease_watcher = std::thread([impl = impl_.get()] { impl->watch_lease(); });
-  spdlog::info("remote site '{}' serving {} on port {} ({}), teleoperation datagrams on {}",
-               options.site_name, kServiceName, impl_->bound_port,
-               options.security.insecure ? "plaintext, --insecure" : "mutual TLS",
-               impl_->datagrams ? "UDP port " + std::to_string(impl_->datagrams->port())
-                                : std::string("no port (off)"));
+  spdlog::info(
+      "remote site '{}' serving {} on port {} ({}), datagrams (teleoperation, cameras) on {}",
+      options.site_name, kServiceName, impl_->bound_port,
+      options.security.insecure ? "plaintext, --insecure" : "mutual TLS",
+      impl_->datagrams ? "UDP port " + std::to_string(impl_->datagrams->port())
+                       : std::string("no port (off)"));
 }
 
 RemoteSiteServer::~RemoteSiteServer() { shutdown(); }

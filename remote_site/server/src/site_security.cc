@@ -28,12 +28,13 @@ struct MethodRole {
   Role role;
 };
 
-constexpr std::array<MethodRole, 20> kMethodRoles = {{
+constexpr std::array<MethodRole, 21> kMethodRoles = {{
     {"/tether.v1.RemoteSite/GetStatus", Role::kObserver},
     {"/tether.v1.RemoteSite/StreamTelemetry", Role::kObserver},
     {"/tether.v1.RemoteSite/ListTasks", Role::kObserver},
     {"/tether.v1.RemoteSite/GetTask", Role::kObserver},
     {"/tether.v1.RemoteSite/GetAudit", Role::kObserver},
+    {"/tether.v1.RemoteSite/WatchCamera", Role::kObserver},
     {"/tether.v1.RemoteSite/FetchBlackBox", Role::kOperator},
     {"/tether.v1.RemoteSite/AcquireControl", Role::kOperator},  // forced: kAdmin (handler)
     {"/tether.v1.RemoteSite/ReleaseControl", Role::kOperator},

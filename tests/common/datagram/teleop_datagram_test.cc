@@ -453,9 +453,13 @@ TEST_F(TeleopDatagramSealing, TruncatedExtendedAndOversizedDatagramsAreDropped) 
   Bytes longer = datagram;
   longer.push_back(0);
   EXPECT_FALSE(open(longer));
+  // Beyond an increment's limit: refused by the increment opener, though a video datagram
+  // (up to kMaxVideoDatagram) may be that long; beyond any kind's: not a datagram of ours.
   Bytes huge = datagram;
   huge.resize(kMaxDatagram + 1);
   EXPECT_FALSE(open(huge));
+  EXPECT_TRUE(session_of(huge));
+  huge.resize(kMaxVideoDatagram + 1);
   EXPECT_FALSE(session_of(huge));
   EXPECT_EQ(opener_.accepted(), 0U);
   EXPECT_TRUE(open(datagram));

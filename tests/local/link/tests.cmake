@@ -12,3 +12,7 @@ tether_add_test(session_recorder_test SOURCES local/link/session_recorder_test.c
                 LIBS tether::local tether::proto tether::mcap)
 target_compile_definitions(session_recorder_test PRIVATE
   TETHER_TASK_DIR="${PROJECT_SOURCE_DIR}/remote_site/tasks")
+
+# A camera view against the real service and the embedded simulation, in one process.
+tether_add_test(camera_view_test SOURCES local/link/camera_view_test.cc
+                LIBS tether::local tether::remote tether::sim tether::camera)

@@ -22,6 +22,7 @@ enum Behaviour : int;
 class ChannelEnergies;
 class TeleoperationCounters;
 class SceneDescription;
+class SceneCamera;
 }  // namespace tether::v1
 
 namespace tether::proto {
@@ -102,6 +103,11 @@ void from_teleoperation_counters(const remote::TeleoperationCounters& counters,
 // finite, sizes positive, axes non-zero (normalised) and shapes known, naming the field.
 SceneDescription to_scene(const v1::SceneDescription& scene, const std::string& path);
 void from_scene(const SceneDescription& scene, v1::SceneDescription* out);
+// One camera of a scene; refused (ConversionError naming the field under `path`) with an
+// empty name, a field of view outside (0, 3) rad, an odd or out-of-range size, a frame rate
+// outside (0, 60] Hz.
+SceneCamera to_scene_camera(const v1::SceneCamera& camera, const std::string& path);
+void from_scene_camera(const SceneCamera& camera, v1::SceneCamera* out);
 
 // The shared vocabulary (tether/common/vocabulary.h, and Behaviour from the list of
 // behaviours, tether/remote/behaviours/list.h) <-> its tether.v1 enums, one named pair per

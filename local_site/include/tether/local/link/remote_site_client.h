@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "tether/local/link/camera_view.h"
 #include "tether/local/link/site_types.h"
 #include "tether/remote/task/task_parameters.h"
 
@@ -208,6 +209,12 @@ class RemoteSiteClient {
                        const std::function<void(const std::string& data, bool last)>& on_data);
   // A full-rate telemetry stream that only feeds `recorder` (next() sees nothing).
   TelemetrySubscription record_telemetry(SessionRecorder& recorder);
+
+  // Watches camera `camera` of the site (SiteStatus::scene.cameras): its video at
+  // `bit_rate_kbps` (0: the site's default) to `sink` while the view lives
+  // (tether/local/link/camera_view.h).
+  std::unique_ptr<CameraView> watch_camera(const std::string& camera, int bit_rate_kbps,
+                                           VideoFrameSink sink);
 
  private:
   TelemetrySubscription open_telemetry(std::uint32_t decimation, SessionRecorder* recorder,

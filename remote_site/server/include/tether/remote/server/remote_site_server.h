@@ -15,6 +15,7 @@
 #include <string>
 
 #include "tether/common/scene_description.h"
+#include "tether/remote/camera/camera_device.h"
 #include "tether/remote/loop/control_loop.h"
 #include "tether/remote/loop/executor.h"
 
@@ -67,6 +68,9 @@ struct ServerOptions {
   // What the arm works in, reported in status (an embedded simulation's scene); none: the
   // site does not say.
   std::optional<SceneDescription> scene;
+  // The cameras WatchCamera serves (the embedded simulation's, or a real site's drivers);
+  // none: WatchCamera answers UNAVAILABLE. Not owned; outlives the server.
+  camera::CameraDevices* cameras = nullptr;
   RecoveryLimits recovery;  // recovery motion's speeds (executor.h)
   // The teleoperation datagram plane's UDP port, on the host of `address`: 0 the bound
   // gRPC port's number (any free port if that one is taken), −1 none (the stream only).
