@@ -48,8 +48,11 @@ void rgb_to_i420(std::span<const std::uint8_t> rgb, int width, int height, std::
       int g = 0;
       int b = 0;
       for (int k = 0; k < 4; ++k) {
-        const std::size_t i =
-            (static_cast<std::size_t>(2 * row + k / 2) * width + 2 * col + k % 2) * 3;
+        const int yi = 2 * row + k / 2;
+        const int xi = 2 * col + k % 2;
+        const auto y = static_cast<std::size_t>(yi);
+        const auto x = static_cast<std::size_t>(xi);
+        const std::size_t i = (y * static_cast<std::size_t>(width) + x) * 3;
         r += rgb[i];
         g += rgb[i + 1];
         b += rgb[i + 2];

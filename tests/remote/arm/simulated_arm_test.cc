@@ -605,11 +605,12 @@ TEST(SimulatedArmCameras, AWatchedCameraDeliversImagesUntilTheWatchEnds) {
   auto watch = sim.watch("overview", [&](const camera::CameraImage& image) {
     double sum = 0.0;
     double squares = 0.0;
+    double n = 0.0;
     for (std::size_t i = 0; i < image.rgb.size(); i += 97) {
       sum += image.rgb[i];
       squares += static_cast<double>(image.rgb[i]) * image.rgb[i];
+      n += 1.0;
     }
-    const double n = static_cast<double>((image.rgb.size() + 96) / 97);
     std::lock_guard lock(mutex);
     times.push_back(image.arm_time);
     spread = std::max(spread, std::sqrt(std::max(0.0, squares / n - (sum / n) * (sum / n))));

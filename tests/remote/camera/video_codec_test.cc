@@ -132,7 +132,7 @@ TEST(VideoCodec, AKeyFrameFollowsARequest) {
 
 TEST(VideoCodec, AnImageOfTheWrongSizeIsNotEncoded) {
   VideoEncoder encoder(VideoEncoderOptions{});
-  const std::vector<std::uint8_t> small(100 * 100 * 3, 0);
+  const std::vector<std::uint8_t> small(std::size_t{100} * 100 * 3, 0);
   EncodedFrame f;
   EXPECT_FALSE(encoder.encode(small, 0.0, f));
   EXPECT_TRUE(f.data.empty());
