@@ -162,6 +162,52 @@ test("a bad upload shows the field's error in the editor", async () => {
   await page.close();
 });
 
+test("a camera's video arrives, decodes and carries its capture times", async () => {
+  const { page, errors } = await openConsole();
+  await page.waitForFunction(() => document.querySelectorAll("#camera-choice option").length > 0,
+    { timeout: 10_000 });
+  const cameras = await page.$$eval("#camera-choice option", (os) => os.map((o) => o.value));
+  await page.select("#camera-choice", "overview");
+  await page.click("#camera-watch");
+  await sleep(4000);
+  const v = await page.evaluate(() => {
+    const s = window.__tetherStats.video;
+    const ages = [...s.ages].sort((a, b) => a - b);
+    return {
+      received: s.received, decoded: s.decoded, drawn: s.drawn, fps: s.fps, errors: s.decodeErrors,
+      known: ages.length, median: ages[Math.floor(ages.length / 2)], worst: ages[ages.length - 1],
+      ground: s.ground, status: document.querySelector("#camera-status").textContent,
+    };
+  });
+  // The picture: the scene on the canvas, not a blank.
+  const spread = await page.$eval("#camera-canvas", (c) => {
+    const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+    let lo = 255;
+    let hi = 0;
+    for (let i = 0; i < d.length; i += 4 * 97) {
+      lo = Math.min(lo, d[i]);
+      hi = Math.max(hi, d[i]);
+    }
+    return hi - lo;
+  });
+  await page.$eval("#cameras", (e) => e.scrollIntoView({ block: "center" }));
+  const file = await shot(page, "camera.png", { viewport: true });
+  console.log(`camera view (cameras: ${cameras.join(", ")}): ${v.received} frames received, ` +
+    `${v.decoded} decoded, ${v.drawn} drawn, ${v.fps} fps; capture to drawn ${v.median?.toFixed(0)} ms ` +
+    `median, ${v.worst?.toFixed(0)} ms worst (${v.known} frames); status "${v.status}"; ground ` +
+    `${JSON.stringify(v.ground)}; pixel spread ${spread}; screenshot ${file}`);
+  assert.deepEqual(cameras, ["wrist", "overview", "stereo_left", "stereo_right"]);
+  assert.ok(v.decoded >= 10, `only ${v.decoded} frames decoded in 4 s`);
+  assert.equal(v.errors, 0);
+  assert.ok(v.known >= 10, `capture times known for ${v.known} frames only`);
+  assert.ok(v.median >= 0 && v.median < 1000, `capture to drawn ${v.median} ms`);
+  assert.ok(spread > 30, "the camera's picture is blank");
+  assert.match(v.status, /overview: \d+ fps · frame on screen [0-9.]+ s old/);
+  await page.click("#camera-watch");  // stop
+  assert.deepEqual(errors.filter((e) => !/GL Driver Message/.test(e)), []);
+  await page.close();
+});
+
 test("the task library views, validates (with the preview) and diffs a stored task", async () => {
   const { page } = await openConsole();
   await page.waitForSelector(`#library-stored li[data-task="${teleopTask}"]`, { timeout: 10_000 });

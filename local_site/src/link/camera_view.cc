@@ -43,6 +43,7 @@ struct CameraView::Impl {
   std::thread call_thread;
   std::thread receive_thread;
   std::atomic<bool> stopping{false};
+  std::atomic<bool> force_key{false};
   int fd = -1;
   int wake[2] = {-1, -1};
 
@@ -156,9 +157,10 @@ struct CameraView::Impl {
                     : "camera '" + camera + "': " + status.error_message());
   }
 
-  void send_feedback(datagram::Sealer& sealer, const datagram::FrameAssembler& assembler) {
+  void send_feedback(datagram::Sealer& sealer, const datagram::FrameAssembler& assembler,
+                     bool force_key) {
     datagram::VideoFeedback f;
-    f.key_wanted = assembler.key_wanted();
+    f.key_wanted = assembler.key_wanted() || force_key;
     f.newest_frame = assembler.newest();
     f.ground_time_ns = monotonic_ns();
     f.completed = assembler.completed();
@@ -191,9 +193,10 @@ struct CameraView::Impl {
     bool wanted_before = false;
     while (!stopping.load()) {
       const std::int64_t now = monotonic_ns();
-      if (now >= next_feedback || assembler.key_wanted() != wanted_before) {
+      const bool forced = force_key.exchange(false);
+      if (now >= next_feedback || assembler.key_wanted() != wanted_before || forced) {
         wanted_before = assembler.key_wanted();
-        send_feedback(sealer, assembler);
+        send_feedback(sealer, assembler, forced);
         next_feedback = now + kFeedbackPeriodNs;
       }
       const int timeout_ms = static_cast<int>(
@@ -256,6 +259,8 @@ CameraView::CameraView(std::shared_ptr<Connection> connection, std::string camer
 }
 
 CameraView::~CameraView() = default;
+
+void CameraView::request_key_frame() { impl_->force_key.store(true); }
 
 CameraViewStats CameraView::stats() const {
   std::lock_guard lock(impl_->mutex);

@@ -14,6 +14,8 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <cstring>
+#include <ctime>
 #include <deque>
 #include <functional>
 #include <map>
@@ -554,6 +556,213 @@ void WsSession::fail() {
   server_.release_teleop(id_, "socket closed");
 }
 
+// A camera view in the browser (/video?site=…&camera=…): a WebSocket of its own, never the
+// console's control socket. It opens a CameraView of the site's camera through the client
+// the request goes through, and forwards each frame as a binary message: a 24-byte header
+// (version 1; flags: bit 0 key frame, bit 1 capture time known; frame number u32; capture
+// time f64 [ms since the Unix epoch, the ground's clock]; forwarded f64, same clock), then
+// the VP9 frame. Text messages: "camera" (codec, size, rate) when the view opens,
+// "camera_stats" each second, "camera_end" when the site ends it. A browser that falls
+// behind loses frames up to the next key frame, which is then asked for: never a stale
+// queue.
+class VideoSession : public std::enable_shared_from_this<VideoSession> {
+ public:
+  VideoSession(WebServer::Impl& server, AnyStream stream, RemoteSiteClient* client,
+               std::string site, std::string camera)
+      : server_(server),
+        ws_(make_websocket(std::move(stream))),
+        client_(client),
+        site_(std::move(site)),
+        camera_(std::move(camera)),
+        timer_(*server.ioc) {}
+
+  void start(http::request<http::string_body> request) {
+    std::visit(
+        [&](auto& ws) {
+          ws.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
+          ws.read_message_max(4096);
+        },
+        ws_);
+    std::visit(
+        [&](auto& ws) {
+          ws.async_accept(request, [self = shared_from_this()](beast::error_code error) {
+            if (error) return;
+            self->open();
+          });
+        },
+        ws_);
+  }
+
+ private:
+  struct Out {
+    std::string bytes;
+    bool binary = false;
+    bool key = false;
+  };
+
+  void open() {
+    std::weak_ptr<VideoSession> weak = shared_from_this();
+    net::io_context& ioc = *server_.ioc;
+    view_ = client_->watch_camera(camera_, 0, [weak, &ioc](const VideoFrame& frame) {
+      net::post(ioc, [weak, frame] {
+        if (auto self = weak.lock()) self->forward(frame);
+      });
+    });
+    read();
+    tick();
+  }
+
+  void read() {
+    std::visit(
+        [&](auto& ws) {
+          ws.async_read(buffer_, [self = shared_from_this()](beast::error_code e, std::size_t) {
+            self->buffer_.consume(self->buffer_.size());
+            if (e) return self->end();
+            self->read();  // the page says nothing here; reading notices its close
+          });
+        },
+        ws_);
+  }
+
+  void tick() {
+    timer_.expires_after(std::chrono::milliseconds(250));
+    timer_.async_wait([self = shared_from_this()](beast::error_code e) {
+      if (e || !self->open_) return;
+      const CameraViewStats st = self->view_->stats();
+      if (st.open) self->announce(st);
+      if (st.ended && !self->ended_) {
+        self->ended_ = true;
+        self->queue(json{{"type", "camera_end"}, {"error", st.error}}.dump(), false, false);
+      }
+      if (++self->ticks_ % 4 == 0) {
+        self->queue(json{{"type", "camera_stats"},
+                         {"frames", st.frames},
+                         {"lost", st.lost},
+                         {"held_back", st.held_back},
+                         {"repaired", st.repaired},
+                         {"bytes", st.bytes},
+                         {"key_requests", st.key_requests},
+                         {"dropped_here", self->dropped_},
+                         {"site_sent", st.sent},
+                         {"encode_ms", st.encode_ms},
+                         {"clock_known", st.clock_known},
+                         {"clock_offset_ms", 1e-6 * static_cast<double>(st.clock_offset_ns)},
+                         {"round_trip_ms", 1e-6 * static_cast<double>(st.round_trip_ns)}}
+                        .dump(),
+                    false, false);
+      }
+      self->tick();
+    });
+  }
+
+  // The page configures its decoder from this, before the first frame.
+  void announce(const CameraViewStats& st) {
+    if (announced_) return;
+    announced_ = true;
+    queue(json{{"type", "camera"},
+               {"site", site_},
+               {"camera", camera_},
+               {"codec", st.codec},
+               {"width", st.camera.width},
+               {"height", st.camera.height},
+               {"frame_rate", st.camera.frame_rate}}
+              .dump(),
+          false, false);
+  }
+
+  void forward(const VideoFrame& frame) {
+    if (!open_) return;
+    announce(view_->stats());  // frames come only once the site answered
+    if (awaiting_key_ && !frame.key) {
+      ++dropped_;
+      return;
+    }
+    awaiting_key_ = false;
+    // The ground's monotonic instants on its wall clock, as the page's Date.now() counts.
+    const double unix_ms =
+        1e-3 * static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                       std::chrono::system_clock::now().time_since_epoch())
+                                       .count());
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    const std::int64_t now_ns = static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+    const double capture_ms =
+        frame.capture_ground_ns != 0
+            ? unix_ms - 1e-6 * static_cast<double>(now_ns - frame.capture_ground_ns)
+            : 0.0;
+    std::string bytes(24 + frame.data.size(), '\0');
+    bytes[0] = 1;
+    bytes[1] = static_cast<char>((frame.key ? 1 : 0) | (frame.capture_ground_ns != 0 ? 2 : 0));
+    std::memcpy(bytes.data() + 4, &frame.number, 4);
+    std::memcpy(bytes.data() + 8, &capture_ms, 8);
+    std::memcpy(bytes.data() + 16, &unix_ms, 8);
+    std::memcpy(bytes.data() + 24, frame.data.data(), frame.data.size());
+    queue(std::move(bytes), true, frame.key);
+  }
+
+  void queue(std::string bytes, bool binary, bool key) {
+    if (!open_) return;
+    // More than a few frames waiting: the page cannot keep up. What waits is dropped up to
+    // the next key frame (a delta without its predecessor would not decode).
+    std::size_t frames = 0;
+    for (const Out& o : queue_) frames += o.binary ? 1 : 0;
+    if (binary && frames >= 3 && !key) {
+      ++dropped_;
+      awaiting_key_ = true;
+      for (auto it = queue_.begin() + (writing_ ? 1 : 0); it != queue_.end();) {
+        it = it->binary ? queue_.erase(it) : it + 1;
+      }
+      view_->request_key_frame();
+      return;
+    }
+    queue_.push_back(Out{std::move(bytes), binary, key});
+    if (!writing_) write();
+  }
+
+  void write() {
+    writing_ = true;
+    std::visit(
+        [&](auto& ws) {
+          ws.binary(queue_.front().binary);
+          ws.async_write(net::buffer(queue_.front().bytes),
+                         [self = shared_from_this()](beast::error_code e, std::size_t) {
+                           self->queue_.pop_front();
+                           if (e) return self->end();
+                           if (!self->queue_.empty() && self->open_) {
+                             self->write();
+                           } else {
+                             self->writing_ = false;
+                           }
+                         });
+        },
+        ws_);
+  }
+
+  void end() {
+    if (!open_) return;
+    open_ = false;
+    timer_.cancel();
+    view_.reset();  // ends the call to the site and its receiving
+  }
+
+  WebServer::Impl& server_;
+  AnyWebSocket ws_;
+  RemoteSiteClient* client_;
+  std::string site_;
+  std::string camera_;
+  net::steady_timer timer_;
+  std::unique_ptr<CameraView> view_;
+  beast::flat_buffer buffer_;
+  std::deque<Out> queue_;
+  bool writing_ = false;
+  bool open_ = true;
+  bool announced_ = false;
+  bool ended_ = false;
+  bool awaiting_key_ = false;
+  std::uint64_t dropped_ = 0;
+  std::uint64_t ticks_ = 0;
+};
+
 void WsSession::handle(const std::string& text) {
   // A logged-out or expired login ends its sockets too; each message keeps it alive.
   if (!login_.empty() && !server_.logins.find(login_)) {
@@ -1080,8 +1289,9 @@ void HttpSession::on_read(beast::error_code error) {
                 "text/plain");
   }
   if (websocket::is_upgrade(request)) {
-    if (path != "/ws") {
-      return text(http::status::not_found, "no WebSocket here; use /ws\n", "text/plain");
+    if (path != "/ws" && path != "/video") {
+      return text(http::status::not_found, "no WebSocket here; use /ws (or /video)\n",
+                  "text/plain");
     }
     if (foreign) {
       return text(http::status::forbidden,
@@ -1106,6 +1316,27 @@ void HttpSession::on_read(beast::error_code error) {
       person = server_.person(login->user);
     }
     std::visit([](auto& s) { beast::get_lowest_layer(s).expires_never(); }, stream_);
+    if (path == "/video") {
+      const std::string site = query_value(query, "site");
+      const std::string camera = query_value(query, "camera");
+      SiteView* view = nullptr;
+      for (auto& s : server_.sites) {
+        if (s->site.name == site) view = s.get();
+      }
+      if (view == nullptr || camera.empty()) {
+        return text(http::status::bad_request,
+                    "/video needs site (a site of this ground) and camera (one of its "
+                    "scene's cameras)\n",
+                    "text/plain");
+      }
+      // The person's own client (their certificate: the site sees and audits them), else
+      // the ground's.
+      RemoteSiteClient* client =
+          person != nullptr ? person->clients[view->index].get() : view->site.client;
+      std::make_shared<VideoSession>(server_, std::move(stream_), client, site, camera)
+          ->start(std::move(request));
+      return;
+    }
     auto session = std::make_shared<WsSession>(server_, std::move(stream_), server_.next_session++,
                                                person, std::move(token));
     session->start(std::move(request));

@@ -103,6 +103,15 @@ export class Session {
   }
 
   /** The WebSocket's address: /ws, with the session's CSRF token when logins are on. */
+  /** A WebSocket URL of this ground's at `path` with `params` (and the login's token). */
+  socketUrl(path: string, params: Record<string, string> = {}): string {
+    const q = new URLSearchParams(params);
+    if (this.logins && this.csrf) q.set("csrf", this.csrf);
+    const base = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}${path}`;
+    const query = q.toString();
+    return query ? `${base}?${query}` : base;
+  }
+
   wsUrl(): string {
     const base = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
     return this.logins && this.csrf ? `${base}?csrf=${encodeURIComponent(this.csrf)}` : base;

@@ -71,6 +71,8 @@ class CameraView {
   CameraView& operator=(const CameraView&) = delete;
 
   const std::string& camera() const { return camera_; }
+  // Asks the site for a key frame (the frames' consumer dropped some).
+  void request_key_frame();
   CameraViewStats stats() const;
 
  private:
