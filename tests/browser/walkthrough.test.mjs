@@ -74,7 +74,10 @@ async function settled(page, sel, timeout = 30_000) {
 /** Clicks one of the run controls; its outcome's text, prefixed "ok: " when accepted. */
 async function runAction(page, button) {
   await page.$eval("#run-result", (e) => (e.textContent = ""));
-  await page.click(button);
+  // The button itself, not the point where it was: the run panel's breach line comes and
+  // goes with the site's state (STOPPING → IDLE, RECOVERING → STOPPED), moving the buttons
+  // under a click aimed a moment before (CI missed the reset button so, twice).
+  await page.$eval(button, (b) => b.click());
   const t = await settled(page, "#run-result");
   const ok = await page.$eval("#run-result", (e) => e.classList.contains("ok"));
   return `${ok ? "ok" : "refused"}: ${t}`;

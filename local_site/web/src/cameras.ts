@@ -62,7 +62,7 @@ export function mountCameras(root: HTMLElement, store: Store, session: Session):
       select.replaceChildren(...names.map((n) => el("option", { value: n, text: n })));
     }
     watchBtn.disabled = names.length === 0 && !socket;
-    if (names.length === 0 && !socket) status.textContent = "the site reports no cameras";
+    if (!socket) status.textContent = names.length === 0 ? "the site reports no cameras" : ended;
   };
   store.on("site", refresh);
   store.on("active", () => {
