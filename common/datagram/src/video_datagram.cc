@@ -1,6 +1,7 @@
 #include "tether/datagram/video_datagram.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace tether::datagram {
@@ -22,20 +23,42 @@ T get(const std::uint8_t* in) {
 
 namespace {
 
+// A pose a camera can have: within a kilometre of the base, its orientation a unit quaternion.
+std::string check_pose(const CameraPose& pose) {
+  constexpr double kMaxDistance = 1000.0;  // [m]
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (!(std::abs(pose.p[i]) <= kMaxDistance)) {
+      return "video fragment: pose p[" + std::to_string(i) + "] = " + std::to_string(pose.p[i]) +
+             " m: within ±" + std::to_string(static_cast<int>(kMaxDistance)) + " m";
+    }
+  }
+  double norm2 = 0.0;
+  for (const float c : pose.q) norm2 += double{c} * c;
+  if (!(std::abs(std::sqrt(norm2) - 1.0) <= 1e-3)) {
+    return "video fragment: pose |q| = " + std::to_string(std::sqrt(norm2)) +
+           ": a unit quaternion within 1e-3";
+  }
+  return {};
+}
+
 std::size_t fragment_length(std::size_t frame_bytes, std::size_t index) {
   return std::min(kVideoChunk, frame_bytes - index * kVideoChunk);
 }
 
 std::vector<std::uint8_t> header(bool key, bool parity, std::uint32_t number, std::size_t index,
-                                 std::size_t count, std::int64_t capture_ns,
+                                 std::size_t count, std::int64_t capture_ns, const CameraPose& pose,
                                  std::size_t frame_bytes, std::size_t length) {
   std::vector<std::uint8_t> p(kVideoFragmentHeader + length);
-  p[0] = static_cast<std::uint8_t>((key ? 1U : 0U) | (parity ? 2U : 0U));
+  p[0] = static_cast<std::uint8_t>((key ? 1U : 0U) | (parity ? 2U : 0U) | (pose.known ? 4U : 0U));
   put<std::uint32_t>(&p[1], number);
   put<std::uint16_t>(&p[5], static_cast<std::uint16_t>(index));
   put<std::uint16_t>(&p[7], static_cast<std::uint16_t>(count));
   put<std::int64_t>(&p[9], capture_ns);
   put<std::uint32_t>(&p[17], static_cast<std::uint32_t>(frame_bytes));
+  if (pose.known) {
+    for (std::size_t i = 0; i < 3; ++i) put<float>(&p[21 + 4 * i], pose.p[i]);
+    for (std::size_t i = 0; i < 4; ++i) put<float>(&p[33 + 4 * i], pose.q[i]);
+  }
   return p;
 }
 
@@ -43,19 +66,20 @@ std::vector<std::uint8_t> header(bool key, bool parity, std::uint32_t number, st
 
 std::vector<std::vector<std::uint8_t>> fragment_frame(std::span<const std::uint8_t> frame,
                                                       std::uint32_t number, bool key,
-                                                      std::int64_t capture_ns) {
+                                                      std::int64_t capture_ns,
+                                                      const CameraPose& pose) {
   std::vector<std::vector<std::uint8_t>> out;
   if (frame.empty() || frame.size() > kMaxVideoFrame) return out;
   const std::size_t count = (frame.size() + kVideoChunk - 1) / kVideoChunk;
   for (std::size_t group = 0; group * kParityGroup < count; ++group) {
     const std::size_t first = group * kParityGroup;
     const std::size_t last = std::min(count, first + kParityGroup);
-    std::vector<std::uint8_t> parity = header(key, true, number, group, count, capture_ns,
+    std::vector<std::uint8_t> parity = header(key, true, number, group, count, capture_ns, pose,
                                               frame.size(), fragment_length(frame.size(), first));
     for (std::size_t i = first; i < last; ++i) {
       const std::size_t length = fragment_length(frame.size(), i);
       std::vector<std::uint8_t> p =
-          header(key, false, number, i, count, capture_ns, frame.size(), length);
+          header(key, false, number, i, count, capture_ns, pose, frame.size(), length);
       const std::uint8_t* bytes = frame.data() + i * kVideoChunk;
       std::memcpy(p.data() + kVideoFragmentHeader, bytes, length);
       for (std::size_t k = 0; k < length; ++k) parity[kVideoFragmentHeader + k] ^= bytes[k];
@@ -69,7 +93,7 @@ std::vector<std::vector<std::uint8_t>> fragment_frame(std::span<const std::uint8
 std::string decode(std::span<const std::uint8_t> bytes, VideoFragment& out) {
   if (bytes.size() < kVideoFragmentHeader + 1) return "video fragment: shorter than its header";
   if (bytes.size() > kVideoFragmentHeader + kVideoChunk) return "video fragment: too long";
-  if ((bytes[0] & ~3U) != 0) return "video fragment: unknown flags";
+  if ((bytes[0] & ~7U) != 0) return "video fragment: unknown flags";
   out.key = (bytes[0] & 1U) != 0;
   out.parity = (bytes[0] & 2U) != 0;
   out.frame = get<std::uint32_t>(&bytes[1]);
@@ -77,6 +101,13 @@ std::string decode(std::span<const std::uint8_t> bytes, VideoFragment& out) {
   out.count = get<std::uint16_t>(&bytes[7]);
   out.capture_ns = get<std::int64_t>(&bytes[9]);
   out.frame_bytes = get<std::uint32_t>(&bytes[17]);
+  out.pose = CameraPose{};
+  if ((bytes[0] & 4U) != 0) {
+    out.pose.known = true;
+    for (std::size_t i = 0; i < 3; ++i) out.pose.p[i] = get<float>(&bytes[21 + 4 * i]);
+    for (std::size_t i = 0; i < 4; ++i) out.pose.q[i] = get<float>(&bytes[33 + 4 * i]);
+    if (std::string e = check_pose(out.pose); !e.empty()) return e;
+  }
   out.data = bytes.subspan(kVideoFragmentHeader);
   if (out.frame_bytes == 0 || out.frame_bytes > kMaxVideoFrame) {
     return "video fragment: frame size " + std::to_string(out.frame_bytes) + " outside [1, " +
@@ -146,6 +177,7 @@ std::optional<AssembledFrame> FrameAssembler::take(const VideoFragment& f) {
     p.count = f.count;
     p.key = f.key;
     p.capture_ns = f.capture_ns;
+    p.pose = f.pose;
     p.data.resize(f.frame_bytes);
     p.have.assign(f.count, false);
     p.parity.resize((f.count + kParityGroup - 1) / kParityGroup);
@@ -178,6 +210,7 @@ std::optional<AssembledFrame> FrameAssembler::take(const VideoFragment& f) {
   out.number = f.frame;
   out.key = p.key;
   out.capture_ns = p.capture_ns;
+  out.pose = p.pose;
   out.data = std::move(p.data);
   // Older frames still incomplete will never be shown; with those of which nothing came,
   // the numbers skipped are lost.

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <Eigen/Geometry>
 #include <array>
 #include <cerrno>
 #include <condition_variable>
@@ -231,6 +232,13 @@ struct CameraView::Impl {
         frame.key = done->key;
         frame.capture_remote_ns = done->capture_ns;
         frame.arrival_ns = monotonic_ns();
+        if (done->pose.known) {
+          const auto& q = done->pose.q;
+          frame.pose_known = true;
+          frame.base_T_camera.p = Vector3(done->pose.p[0], done->pose.p[1], done->pose.p[2]);
+          frame.base_T_camera.R =
+              Eigen::Quaterniond(q[0], q[1], q[2], q[3]).normalized().toRotationMatrix();
+        }
         frame.data = std::move(done->data);
         {
           std::lock_guard lock(mutex);

@@ -4,7 +4,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <Eigen/Geometry>
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
@@ -558,11 +560,12 @@ void WsSession::fail() {
 
 // A camera view in the browser (/video?site=…&camera=…): a WebSocket of its own, never the
 // console's control socket. It opens a CameraView of the site's camera through the client
-// the request goes through, and forwards each frame as a binary message: a 24-byte header
-// (version 1; flags: bit 0 key frame, bit 1 capture time known; frame number u32; capture
-// time f64 [ms since the Unix epoch, the ground's clock]; forwarded f64, same clock), then
-// the VP9 frame. Text messages: "camera" (codec, size, rate) when the view opens,
-// "camera_stats" each second, "camera_end" when the site ends it. A browser that falls
+// the request goes through, and forwards each frame as a binary message: a 56-byte header
+// (version 2; flags: bit 0 key frame, bit 1 capture time known, bit 2 pose known; frame
+// number u32; capture time f64 [ms since the Unix epoch, the ground's clock]; forwarded f64,
+// same clock; the camera's position in BASE 3 × f32 [m] and orientation w, x, y, z 4 × f32),
+// then the VP9 frame (PROTOCOL.md, /video). Text messages: "camera" (codec, size, rate) when the
+// view opens, "camera_stats" each second, "camera_end" when the site ends it. A browser that falls
 // behind loses frames up to the next key frame, which is then asked for: never a stale
 // queue.
 class VideoSession : public std::enable_shared_from_this<VideoSession> {
@@ -690,13 +693,26 @@ class VideoSession : public std::enable_shared_from_this<VideoSession> {
         frame.capture_ground_ns != 0
             ? unix_ms - 1e-6 * static_cast<double>(now_ns - frame.capture_ground_ns)
             : 0.0;
-    std::string bytes(24 + frame.data.size(), '\0');
-    bytes[0] = 1;
-    bytes[1] = static_cast<char>((frame.key ? 1 : 0) | (frame.capture_ground_ns != 0 ? 2 : 0));
+    constexpr std::size_t kHeader = 56;
+    std::string bytes(kHeader + frame.data.size(), '\0');
+    bytes[0] = 2;
+    bytes[1] = static_cast<char>((frame.key ? 1 : 0) | (frame.capture_ground_ns != 0 ? 2 : 0) |
+                                 (frame.pose_known ? 4 : 0));
     std::memcpy(bytes.data() + 4, &frame.number, 4);
     std::memcpy(bytes.data() + 8, &capture_ms, 8);
     std::memcpy(bytes.data() + 16, &unix_ms, 8);
-    std::memcpy(bytes.data() + 24, frame.data.data(), frame.data.size());
+    if (frame.pose_known) {
+      const Eigen::Quaterniond q(frame.base_T_camera.R);
+      const std::array<float, 7> pose{static_cast<float>(frame.base_T_camera.p.x()),
+                                      static_cast<float>(frame.base_T_camera.p.y()),
+                                      static_cast<float>(frame.base_T_camera.p.z()),
+                                      static_cast<float>(q.w()),
+                                      static_cast<float>(q.x()),
+                                      static_cast<float>(q.y()),
+                                      static_cast<float>(q.z())};
+      std::memcpy(bytes.data() + 24, pose.data(), sizeof pose);
+    }
+    std::memcpy(bytes.data() + kHeader, frame.data.data(), frame.data.size());
     queue(std::move(bytes), true, frame.key);
   }
 

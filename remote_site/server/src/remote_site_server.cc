@@ -7,6 +7,7 @@
 #include <grpcpp/health_check_service_interface.h>
 #include <spdlog/spdlog.h>
 
+#include <Eigen/Geometry>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -1432,8 +1433,18 @@ class CameraReactor final : public grpc::ServerWriteReactor<v1::WatchCameraReply
     }
     encoded_.fetch_add(1);
     const auto number = static_cast<std::uint32_t>(frames_.load());
+    datagram::CameraPose pose;
+    if (image.pose_known) {
+      pose.known = true;
+      const Eigen::Quaterniond q(image.base_T_camera.R);
+      pose.p = {static_cast<float>(image.base_T_camera.p.x()),
+                static_cast<float>(image.base_T_camera.p.y()),
+                static_cast<float>(image.base_T_camera.p.z())};
+      pose.q = {static_cast<float>(q.w()), static_cast<float>(q.x()), static_cast<float>(q.y()),
+                static_cast<float>(q.z())};
+    }
     for (const std::vector<std::uint8_t>& payload :
-         datagram::fragment_frame(frame.data, number, frame.key, image.capture_ns)) {
+         datagram::fragment_frame(frame.data, number, frame.key, image.capture_ns, pose)) {
       if (site_.datagrams->send_video(session_.load(), payload)) bytes_.fetch_add(payload.size());
     }
     frames_.fetch_add(1);

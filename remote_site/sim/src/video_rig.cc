@@ -193,6 +193,16 @@ void VideoRig::run() {
       image.height = c.height;
       image.rgb = std::span<const std::uint8_t>(worker_->rgb.data(),
                                                 static_cast<std::size_t>(c.width) * c.height * 3);
+      // MuJoCo's camera looks along its −z with y up; C looks along z with y down. The
+      // model's world is BASE.
+      const int id = camera_ids_[shot.camera];
+      image.pose_known = true;
+      for (int r = 0; r < 3; ++r) {
+        image.base_T_camera.p(r) = d->cam_xpos[3 * id + r];
+        for (int k = 0; k < 3; ++k) {
+          image.base_T_camera.R(r, k) = (k == 0 ? 1.0 : -1.0) * d->cam_xmat[9 * id + 3 * r + k];
+        }
+      }
       std::lock_guard lock(sinks_mutex_);
       for (const Sink& s : sinks_[shot.camera]) {
         try {

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -104,7 +105,7 @@ TEST(VideoDatagram, MalformedFragmentsAndFeedbackAreRefusedWithTheReason) {
   bad.pop_back();
   EXPECT_EQ(decode(bad, f), "video fragment: length does not match its place");
   bad = payloads[0];
-  bad[0] = 4;
+  bad[0] = 8;
   EXPECT_EQ(decode(bad, f), "video fragment: unknown flags");
   bad = payloads[0];
   bad[7] = 9;  // count
@@ -132,6 +133,45 @@ TEST(VideoDatagram, MalformedFragmentsAndFeedbackAreRefusedWithTheReason) {
   EXPECT_EQ(back.ground_time_ns, -5);
   EXPECT_EQ(back.lost, 2u);
   EXPECT_EQ(decode(std::span(wire.data(), 20), back), "video feedback: wrong length");
+}
+
+TEST(VideoDatagram, TheCamerasPoseAtCaptureRidesWithEveryFragment) {
+  CameraPose pose;
+  pose.known = true;
+  pose.p = {0.25F, -1.5F, 0.75F};
+  pose.q = {0.5F, -0.5F, 0.5F, -0.5F};
+  const auto payloads = fragment_frame(frame_of(9 * kVideoChunk, 8), 3, true, 5, pose);
+  std::vector<VideoFragment> fragments = parsed(payloads);
+  for (const VideoFragment& f : fragments) EXPECT_EQ(f.pose, pose);
+  // Whichever fragment opens the frame, the whole frame has the pose.
+  std::reverse(fragments.begin(), fragments.end());
+  FrameAssembler assembler;
+  std::optional<AssembledFrame> done;
+  for (const VideoFragment& f : fragments) {
+    if (auto d = assembler.take(f)) done = std::move(d);
+  }
+  ASSERT_TRUE(done.has_value());
+  EXPECT_EQ(done->pose, pose);
+  // A camera whose pose is not known says so.
+  const auto unknown = parsed(fragment_frame(frame_of(100, 9), 4, true, 6));
+  EXPECT_FALSE(unknown.front().pose.known);
+}
+
+TEST(VideoDatagram, APoseOutOfRangeIsRefusedNamingTheFieldAndTheRange) {
+  CameraPose pose;
+  pose.known = true;
+  pose.q = {0.9F, 0.0F, 0.0F, 0.0F};
+  auto payloads = fragment_frame(frame_of(100, 10), 0, true, 0, pose);
+  VideoFragment f;
+  EXPECT_EQ(decode(payloads[0], f),
+            "video fragment: pose |q| = 0.900000: a unit quaternion within 1e-3");
+  pose.q = {1.0F, 0.0F, 0.0F, 0.0F};
+  pose.p = {0.0F, 2000.0F, 0.0F};
+  payloads = fragment_frame(frame_of(100, 10), 0, true, 0, pose);
+  EXPECT_EQ(decode(payloads[0], f), "video fragment: pose p[1] = 2000.000000 m: within ±1000 m");
+  pose.p = {std::numeric_limits<float>::quiet_NaN(), 0.0F, 0.0F};
+  payloads = fragment_frame(frame_of(100, 10), 0, true, 0, pose);
+  EXPECT_NE(decode(payloads[0], f).find("pose p[0] = nan m"), std::string::npos);
 }
 
 // Sealed as the plane seals them: a video datagram may be up to 1232 bytes, an increment

@@ -98,6 +98,10 @@ TEST_F(CameraViewTest, AWatchedCameraArrivesInOrderDecodesAndCarriesItsCaptureTi
     EXPECT_EQ(h, 480);
     if (f.capture_ground_ns != 0)
       ages.push_back(1e-9 * static_cast<double>(f.arrival_ns - f.capture_ground_ns));
+    // A camera fixed in the cell: every frame was taken from where the scene says it is.
+    ASSERT_TRUE(f.pose_known) << "frame " << f.number;
+    EXPECT_LT((f.base_T_camera.p - stats.camera.pose.p).norm(), 1e-5) << "frame " << f.number;
+    EXPECT_LT((f.base_T_camera.R - stats.camera.pose.R).norm(), 1e-5) << "frame " << f.number;
   }
   ASSERT_TRUE(stats.clock_known);
   // One machine, one clock: the estimated offset is the round trip's asymmetry at most.

@@ -13,19 +13,26 @@
 // receiver asks for a key frame (what follows a lost frame may not decode).
 //
 // Fragment payload (little-endian), at most kVideoChunk bytes of frame each:
-//   [0]      flags: bit 0 the frame is a key frame, bit 1 a parity fragment
+//   [0]      flags: bit 0 the frame is a key frame, bit 1 a parity fragment, bit 2 the
+//            camera's pose is known
 //   [1..4]   frame number (u32, the stream's, from 0)
 //   [5..6]   fragment index (u16; a parity fragment: its group's), [7..8] the frame's data
 //            fragment count (u16, ≥ 1)
 //   [9..16]  capture time (i64, the remote's CLOCK_MONOTONIC [ns])
 //   [17..20] the frame's size in bytes (u32)
-//   [21..]   the fragment's bytes (frame bytes index·kVideoChunk onward)
+//   [21..32] the camera's position at capture, BASE [m] (3 × f32; zero when not known)
+//   [33..48] its frame C's orientation in BASE, unit quaternion w, x, y, z (4 × f32)
+//   [49..]   the fragment's bytes (frame bytes index·kVideoChunk onward)
+// Every fragment repeats the frame's header, so whichever arrives first opens the frame. The
+// pose is what the picture was taken from (a camera on the gripper or the pan-tilt mount
+// moves): the ground draws its predicted arm through it over the delayed picture.
 // Feedback payload: [0] flags (bit 0: send a key frame), [1..4] newest frame number completed
 // (u32), [5..12] the ground's CLOCK_MONOTONIC when sent (i64), [13..16] frames completed, [17..20]
 // frames lost (u32 each, since the view opened). Feedback also tells the remote where the
 // ground is (its address, learnt and followed from authentic feedback only), so the ground
 // sends it at once and then every few hundred milliseconds.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -38,12 +45,21 @@
 
 namespace tether::datagram {
 
-inline constexpr std::size_t kVideoFragmentHeader = 21;
-inline constexpr std::size_t kVideoChunk = kMaxVideoDatagram - kHeaderBytes - kTagBytes -
-                                           kVideoFragmentHeader;  // 1186 bytes
-inline constexpr std::size_t kMaxVideoFrame = 4U << 20U;           // 4 MiB
+inline constexpr std::size_t kVideoFragmentHeader = 49;
+inline constexpr std::size_t kVideoChunk =
+    kMaxVideoDatagram - kHeaderBytes - kTagBytes - kVideoFragmentHeader;  // 1158 bytes
+inline constexpr std::size_t kMaxVideoFrame = 4U << 20U;                  // 4 MiB
 inline constexpr std::size_t kVideoFeedbackBytes = 21;
 inline constexpr std::size_t kParityGroup = 8;  // data fragments a parity fragment covers
+
+// Where a camera was when it took a frame: its frame C (z out of the lens, x right and y down
+// in the image; scene_description.h SceneCamera) in BASE.
+struct CameraPose {
+  bool known = false;
+  std::array<float, 3> p{0.0F, 0.0F, 0.0F};        // [m]
+  std::array<float, 4> q{1.0F, 0.0F, 0.0F, 0.0F};  // w, x, y, z
+  friend bool operator==(const CameraPose&, const CameraPose&) = default;
+};
 
 struct VideoFragment {
   bool key = false;
@@ -53,6 +69,7 @@ struct VideoFragment {
   std::uint16_t count = 1;
   std::int64_t capture_ns = 0;
   std::uint32_t frame_bytes = 0;
+  CameraPose pose;
   std::span<const std::uint8_t> data;  // borrowed
 };
 
@@ -69,7 +86,8 @@ struct VideoFeedback {
 // empty.
 std::vector<std::vector<std::uint8_t>> fragment_frame(std::span<const std::uint8_t> frame,
                                                       std::uint32_t number, bool key,
-                                                      std::int64_t capture_ns);
+                                                      std::int64_t capture_ns,
+                                                      const CameraPose& pose = {});
 
 // decode: an empty string, or what is wrong; `out.data` points into `bytes`.
 std::string decode(std::span<const std::uint8_t> bytes, VideoFragment& out);
@@ -85,6 +103,7 @@ struct AssembledFrame {
   std::uint32_t number = 0;
   bool key = false;
   std::int64_t capture_ns = 0;  // the remote's clock
+  CameraPose pose;
   std::vector<std::uint8_t> data;
 };
 
@@ -103,6 +122,7 @@ class FrameAssembler {
   struct Partial {
     bool key = false;
     std::int64_t capture_ns = 0;
+    CameraPose pose;
     std::uint16_t count = 0;
     std::uint16_t received = 0;
     std::vector<std::uint8_t> data;

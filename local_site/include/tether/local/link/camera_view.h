@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "tether/common/scene_description.h"
+#include "tether/common/types.h"
 
 namespace tether::local {
 
@@ -32,6 +33,10 @@ struct VideoFrame {
   // the offset is known.
   std::int64_t capture_ground_ns = 0;
   std::int64_t arrival_ns = 0;  // the ground's CLOCK_MONOTONIC when it completed
+  // Where the camera took it from, when the site knows: its frame C (SceneCamera's
+  // convention) in the site's BASE.
+  bool pose_known = false;
+  Frame base_T_camera;
   std::vector<std::uint8_t> data;
 };
 

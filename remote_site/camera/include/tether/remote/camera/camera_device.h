@@ -26,6 +26,10 @@ struct CameraImage {
   int width = 0;                        // [px]
   int height = 0;                       // [px]
   std::span<const std::uint8_t> rgb;    // width × height × 3 bytes, top row first
+  // Where the camera was when it took the image: its frame C (SceneCamera's convention) in
+  // BASE, when the device knows it (a camera on the gripper or the pan-tilt mount moves).
+  bool pose_known = false;
+  Frame base_T_camera;
 };
 
 using ImageSink = std::function<void(const CameraImage& image)>;
