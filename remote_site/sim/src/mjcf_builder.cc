@@ -355,7 +355,8 @@ std::string build_mjcf(const ArmModel& arm, const MjcfScene& s) {
   // reflections (the renderer turns them off), an off-screen buffer for the largest image.
   o << "<visual><global offwidth=\"" << std::max(s.offscreen_width, 64) << "\" offheight=\""
     << std::max(s.offscreen_height, 64)
-    << "\"/><quality shadowsize=\"0\"/><headlight ambient=\"0.35 0.35 0.35\" diffuse=\"0.5 0.5 "
+    << "\"/><quality shadowsize=\"0\" offsamples=\"0\"/><headlight ambient=\"0.35 0.35 0.35\" "
+       "diffuse=\"0.5 0.5 "
        "0.5\"/></visual>\n";
   // The floor's tiles (0.5 m), and the visual target's tag (its cells written after compiling).
   o << "<asset><texture name=\"floor\" type=\"2d\" builtin=\"checker\" width=\"64\" "

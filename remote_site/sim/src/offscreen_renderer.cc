@@ -4,6 +4,8 @@
 #include <EGL/eglext.h>
 #include <mujoco/mujoco.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <stdexcept>
@@ -50,6 +52,10 @@ EGLDisplay shared_display() {
 }
 
 }  // namespace
+
+void keep_software_rendering_on_the_calling_thread() {
+  setenv("LP_NUM_THREADS", "0", /*overwrite=*/0);
+}
 
 struct OffscreenRenderer::Impl {
   EGLDisplay display = EGL_NO_DISPLAY;

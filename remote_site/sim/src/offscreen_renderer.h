@@ -21,6 +21,14 @@ struct mjData_;
 
 namespace tether::remote::detail {
 
+// Mesa's software rasteriser (llvmpipe) otherwise spreads each render over worker threads of
+// its own, one a core, at normal priority: beside the control loop on a small machine they
+// take twice the render thread's CPU and delay the loop's services. With none, the render
+// runs on the (niced) thread that asks for it. Sets LP_NUM_THREADS=0 unless the environment
+// says otherwise; call it before the process's first render and before other threads read
+// the environment (SimulatedArm's constructor does).
+void keep_software_rendering_on_the_calling_thread();
+
 class OffscreenRenderer {
  public:
   // Creates the context for `model` (its textures and meshes uploaded) with an off-screen

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "mjcf_builder.h"
+#include "offscreen_renderer.h"
 #include "rendered_camera.h"
 #include "simulated_camera.h"
 #include "tether/common/kinematics.h"
@@ -358,6 +359,7 @@ SimulatedArm::SimulatedArm(const ArmModel& arm, const SimulationOptions& options
   }
   s.arm = arm;
   s.options = options;
+  detail::keep_software_rendering_on_the_calling_thread();
   s.q0 = options.initial_position ? *options.initial_position
                                   : default_initial_position(options.scene, arm);
   check_options(arm, options, s.q0);

@@ -1,6 +1,7 @@
 #include "video_rig.h"
 
 #include <mujoco/mujoco.h>
+#include <pthread.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -160,6 +161,8 @@ void VideoRig::step(double t, const mjData* data) noexcept {
 
 void VideoRig::run() {
   setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kRenderNice);
+  // Named, so its share of the CPU can be read per thread (deploy/video-cost.sh, top -H).
+  pthread_setname_np(pthread_self(), "tether-video");
   std::uint64_t seen = 0;
   Snapshot shot;
   while (!stop_.load()) {
