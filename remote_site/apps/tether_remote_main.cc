@@ -179,8 +179,13 @@ int main(int argc, char** argv) {
                  "(default 1)")
       ->check(CLI::Range(0.05, 60.0))
       ->group(record_group);
-  app.add_option("--max-streams", quotas.max_streams, "concurrent streams per identity (default 4)")
+  app.add_option("--max-streams", quotas.max_streams,
+                 "concurrent telemetry and teleoperation streams per identity (default 4)")
       ->check(CLI::Range(1, 1000))
+      ->group(security_group);
+  app.add_option("--max-camera-views", quotas.max_camera_views,
+                 "concurrent camera views per identity (default 4)")
+      ->check(CLI::Range(1, 64))
       ->group(security_group);
   app.add_option("--upload-rate", quotas.uploads_per_second,
                  "task uploads per second per identity, after a burst of 10 (default 2)")

@@ -15,22 +15,34 @@ std::size_t max_request_bytes(std::string_view method) {
   return std::size_t{4} * 1024;
 }
 
-std::string Quotas::open_stream(const std::string& identity) {
+std::string Quotas::open(Counts& counts, const std::string& identity, int most, const char* what) {
   std::lock_guard lock(mutex_);
-  int& open = streams_[identity];
-  if (open >= options_.max_streams) {
-    return fmt::format("'{}' already has {} streams open: at most {} per identity", identity, open,
-                       options_.max_streams);
+  int& open = counts[identity];
+  if (open >= most) {
+    return fmt::format("'{}' already has {} {} open: at most {} per identity", identity, open, what,
+                       most);
   }
   ++open;
   return {};
 }
 
-void Quotas::close_stream(const std::string& identity) {
+void Quotas::close(Counts& counts, const std::string& identity) {
   std::lock_guard lock(mutex_);
-  const auto it = streams_.find(identity);
-  if (it != streams_.end() && --it->second <= 0) streams_.erase(it);
+  const auto it = counts.find(identity);
+  if (it != counts.end() && --it->second <= 0) counts.erase(it);
 }
+
+std::string Quotas::open_stream(const std::string& identity) {
+  return open(streams_, identity, options_.max_streams, "streams");
+}
+
+void Quotas::close_stream(const std::string& identity) { close(streams_, identity); }
+
+std::string Quotas::open_camera_view(const std::string& identity) {
+  return open(camera_views_, identity, options_.max_camera_views, "camera views");
+}
+
+void Quotas::close_camera_view(const std::string& identity) { close(camera_views_, identity); }
 
 bool Quotas::take(Buckets& buckets, const std::string& identity, Clock::time_point now, double rate,
                   int burst, double& wait) {

@@ -30,6 +30,9 @@ class Quotas {
   // Counts a stream of `identity` in; returns the refusal when it already has max_streams.
   std::string open_stream(const std::string& identity);
   void close_stream(const std::string& identity);
+  // Counts a camera view of `identity` in (WatchCamera); its own limit, max_camera_views.
+  std::string open_camera_view(const std::string& identity);
+  void close_camera_view(const std::string& identity);
   // Takes one upload from `identity`'s token bucket; returns the refusal when it is empty.
   std::string take_upload(const std::string& identity, Clock::time_point now);
   // Takes one SetParameter call from `identity`'s own bucket, likewise.
@@ -38,6 +41,9 @@ class Quotas {
   const QuotaOptions& options() const { return options_; }
 
  private:
+  using Counts = std::map<std::string, int, std::less<>>;
+  std::string open(Counts& counts, const std::string& identity, int most, const char* what);
+  void close(Counts& counts, const std::string& identity);
   struct Bucket {
     double tokens = 0.0;
     Clock::time_point filled{};
@@ -49,7 +55,8 @@ class Quotas {
                    double rate, int burst, double& wait);
   QuotaOptions options_;
   std::mutex mutex_;
-  std::map<std::string, int, std::less<>> streams_;
+  Counts streams_;
+  Counts camera_views_;
   Buckets uploads_;
   Buckets parameters_;
 };

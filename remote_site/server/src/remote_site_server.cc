@@ -1380,7 +1380,7 @@ class CameraReactor final : public grpc::ServerWriteReactor<v1::WatchCameraReply
     site_.hub.unsubscribe(this);
     watch_.reset();  // no image reaches on_image after this
     site_.datagrams->close(session_.load());
-    site_.quotas.close_stream(identity_);
+    site_.quotas.close_camera_view(identity_);
     spdlog::info("camera view of '{}' by {} ended: {} frames, {} key, {:.0f} kB", camera_.name,
                  identity_, frames_.load(), keys_.load(), bytes_.load() / 1e3);
     delete this;
@@ -1690,13 +1690,13 @@ grpc::ServerWriteReactor<v1::WatchCameraReply>* RemoteSiteServer::Impl::WatchCam
         StatusCode::INVALID_ARGUMENT,
         "bit_rate_kbps = " + std::to_string(rate) + ": must be 0 (1000) or in [100, 8000] kbit/s"));
   }
-  if (std::string why = quotas.open_stream(caller.identity); !why.empty()) {
+  if (std::string why = quotas.open_camera_view(caller.identity); !why.empty()) {
     return new Refused(Status(StatusCode::RESOURCE_EXHAUSTED, why));
   }
   try {
     return new CameraReactor(*this, *it, rate == 0 ? 1000 : rate, caller);
   } catch (const std::exception& e) {
-    quotas.close_stream(caller.identity);
+    quotas.close_camera_view(caller.identity);
     return new Refused(Status(StatusCode::UNAVAILABLE,
                               "camera '" + request->camera() + "' cannot be watched: " + e.what()));
   }

@@ -22,6 +22,24 @@ TEST(Quotas, CountsStreamsPerIdentityAndFreesThemOnClose) {
   EXPECT_EQ(quotas.open_stream("alice"), "");
 }
 
+// An operator with telemetry and teleoperation open still watches a stereo pair: camera views
+// have a limit of their own.
+TEST(Quotas, CameraViewsAreCountedApartFromTheStreams) {
+  QuotaOptions options;
+  options.max_streams = 2;
+  options.max_camera_views = 2;
+  Quotas quotas(options);
+  EXPECT_EQ(quotas.open_stream("alice"), "");
+  EXPECT_EQ(quotas.open_stream("alice"), "");
+  EXPECT_EQ(quotas.open_camera_view("alice"), "");
+  EXPECT_EQ(quotas.open_camera_view("alice"), "");
+  EXPECT_EQ(quotas.open_camera_view("alice"),
+            "'alice' already has 2 camera views open: at most 2 per identity");
+  quotas.close_camera_view("alice");
+  EXPECT_EQ(quotas.open_camera_view("alice"), "");
+  EXPECT_NE(quotas.open_stream("alice"), "");  // the streams are still full
+}
+
 TEST(Quotas, AllowsABurstOfUploadsThenTheRate) {
   QuotaOptions options;
   options.upload_burst = 3;

@@ -34,7 +34,11 @@ struct SecurityOptions {
 
 // Limits per identity (a caller's certificate CN); beyond them, RESOURCE_EXHAUSTED.
 struct QuotaOptions {
-  int max_streams = 4;              // concurrent telemetry and teleoperation streams
+  int max_streams = 4;  // concurrent telemetry and teleoperation streams
+  // Concurrent camera views (WatchCamera), counted apart from the streams: an operator with
+  // telemetry, teleoperation and a stereo pair needs both. Each view renders (in simulation)
+  // and encodes: about a sixth of a core per 640×480 camera at 15 Hz on a 2-core machine.
+  int max_camera_views = 4;
   double uploads_per_second = 2.0;  // sustained rate of UploadTask
   int upload_burst = 10;            // uploads allowed at once before the rate applies
   // Sustained rate of SetParameter and calls allowed at once: a camera arm streams its EYE
