@@ -23,6 +23,7 @@
 #include "tether/common/kinematics.h"
 #include "tether/common/units.h"
 #include "tether/local/commands/task_command.h"
+#include "tether/local/console/camera_watch.h"
 #include "tether/local/console/p_warning.h"
 #include "tether/local/console/preview.h"
 #include "tether/local/console/recording.h"
@@ -243,6 +244,14 @@ int cmd_status(Context& c) {
   if (!s.scene.name.empty()) {
     c.out << "scene        " << s.scene.name << " (" << s.scene.bodies.size() << " bodies, "
           << s.scene.joints.size() << " joints)\n";
+    if (!s.scene.cameras.empty()) {
+      c.out << "cameras     ";
+      for (const SceneCamera& cam : s.scene.cameras) {
+        c.out << ' ' << cam.name << " (" << cam.width << 'x' << cam.height << ", " << cam.frame_rate
+              << " Hz)";
+      }
+      c.out << '\n';
+    }
   }
   if (s.timing.sample_unix_ns > 0) {
     // The sample's own time, so a value read late is never shown as current.
@@ -518,6 +527,24 @@ int record_mcap(Context& c, const std::string& path, double duration) {
   c.out << "recorded " << recorder.messages() << " messages (every cycle) to " << path << " ("
         << recorder.bytes() << " bytes, MCAP; docs/recordings.md)\n";
   return recorder.messages() > 0 ? kExitOk : kExitError;
+}
+
+// Watches a camera for a while and reports what arrived (camera_watch.h).
+int cmd_camera(Context& c) {
+  CameraWatchOptions options;
+  options.camera = c.args.positional[0];
+  options.duration = c.args.seconds("--duration", 10.0);
+  options.bit_rate_kbps = static_cast<int>(c.args.count("--bit-rate", 0));
+  if (c.args.has("--ivf")) options.ivf_path = c.args.get("--ivf");
+  RemoteSiteClient site = client(c);
+  const CameraWatchReport report = watch_camera_for(site, options);
+  print_report(c.out, report);
+  if (report.decoded == 0) {
+    c.err << "tether: camera '" << options.camera << "': no frame arrived in " << options.duration
+          << " s\n";
+    return kExitError;
+  }
+  return kExitOk;
 }
 
 int cmd_record(Context& c) {
@@ -1025,6 +1052,20 @@ const std::vector<Command>& commands() {
        {{"--and", "PATH=VALUE",
          "a second field set in the same update (the loop takes both in one cycle)"}},
        cmd_set},
+      {"camera",
+       "camera NAME [--duration T] [--bit-rate KBPS] [--ivf FILE]",
+       "Watches one of the site's cameras (`tether status` lists them) as\n"
+       "the console does, on the datagram plane, decodes every frame and prints what arrived\n"
+       "as \"key value\" lines: frames decoded, lost and held back, frames per second, the bit\n"
+       "rate received and each frame's age on arrival (capture to complete, through the link's\n"
+       "clock estimate). --ivf writes the VP9 frames as they arrived to FILE (ffplay, VLC).\n"
+       "Observers and up. Exit 1 if no frame arrived.\n",
+       {{"NAME", "the camera, e.g. overview"}},
+       {{"--duration", "T", "how long to watch (default 10s)", seconds_check()},
+        {"--bit-rate", "KBPS", "the encoder's target [kbit/s] (default: the site's, 1000)",
+         cli::Count(100, 8000)},
+        {"--ivf", "FILE", "write the frames to FILE (IVF container, VP9)"}},
+       cmd_camera},
       {"record",
        "record FILE [--duration T] [--decimation N]",
        "FILE.mcap: records every cycle as MCAP, with what `tether replay` needs (open it in\n"

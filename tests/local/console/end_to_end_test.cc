@@ -180,5 +180,46 @@ TEST_F(ConsoleEndToEnd, ATaskCommandIsExpandedUploadedAndRunByTheRemoteSite) {
   EXPECT_EQ(r.code, kExitOk) << r.output;
 }
 
+// `tether camera`: the console's view of a camera from the command line, over mutual TLS and
+// the datagram plane: every frame that arrives decodes and says where the camera was, and
+// the IVF file holds them all.
+TEST_F(ConsoleEndToEnd, ACameraIsWatchedDecodedAndWrittenToAnIvfFile) {
+  RemoteSiteProcess site("door");
+  const std::string address = site.wait_for_address();
+  ASSERT_FALSE(address.empty()) << "tether-remote did not report its port:\n" << site.log();
+  Result r = tether("--remote " + address + " status");
+  ASSERT_EQ(r.code, kExitOk) << r.output;
+  EXPECT_TRUE(contains(r.output, "stereo_left (640x480, 15 Hz)")) << r.output;
+  const std::string ivf = temp_dir() + "/overview.ivf";
+  r = tether("--remote " + address + " camera overview --duration 2s --ivf " + ivf);
+  ASSERT_EQ(r.code, kExitOk) << r.output;
+  const auto value = [&](const std::string& key) {
+    const auto at = r.output.find("\n" + key + " ");
+    return at == std::string::npos ? -1.0 : std::stod(r.output.substr(at + key.size() + 2));
+  };
+  EXPECT_TRUE(contains(r.output, "codec vp09.00.10.08")) << r.output;
+  EXPECT_GE(value("decoded"), 10.0) << r.output;  // 15 Hz when the machine keeps up
+  EXPECT_EQ(value("undecodable"), 0.0) << r.output;
+  EXPECT_EQ(value("with_pose"), value("frames")) << r.output;
+  EXPECT_GT(value("kbit_per_s"), 0.0) << r.output;
+  EXPECT_LE(value("kbit_per_s"), 1500.0) << r.output;
+  // IVF: "DKIF", the codec, the size, and the frame count the header ends with.
+  std::ifstream in(ivf, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  ASSERT_GE(bytes.size(), 32u);
+  EXPECT_EQ(bytes.substr(0, 4), "DKIF");
+  EXPECT_EQ(bytes.substr(8, 4), "VP90");
+  EXPECT_EQ(static_cast<unsigned char>(bytes[12]) | (static_cast<unsigned char>(bytes[13]) << 8),
+            640);
+  EXPECT_EQ(static_cast<double>(static_cast<unsigned char>(bytes[24])), value("frames"));
+  // An unknown camera is refused naming the cameras there are.
+  r = tether("--remote " + address + " camera nowhere --duration 1s");
+  EXPECT_NE(r.code, kExitOk);
+  EXPECT_TRUE(contains(r.output,
+                       "camera = 'nowhere': no such camera (there are: wrist, "
+                       "overview, stereo_left, stereo_right)"))
+      << r.output;
+}
+
 }  // namespace
 }  // namespace tether::local::console
