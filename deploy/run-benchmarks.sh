@@ -8,7 +8,10 @@
 # the operator console cost the link and the loop (deploy/web-load.sh: 3 runs of 20 s with
 # none and with ten WebSocket clients at 60 Hz, within 10 %), and what recording costs the
 # loop and weighs (deploy/recording-cost.sh: 3 runs of 20 s without and with the black box
-# and the ground's MCAP, within 10 %).
+# and the ground's MCAP, within 10 %), and what a watched camera costs the site and what
+# arrives across a lossy path (deploy/video-cost.sh: TETHER_VIDEO_RUNS, default 3, of 20 s
+# without and with the overview camera, then the door at 50 ms and 2 % loss without and
+# with it).
 # Exit code 1 if any target is missed.
 #
 # Usage: deploy/run-benchmarks.sh [--write-docs] [BENCHMARK_OPTION ...]
@@ -85,4 +88,6 @@ bash deploy/link-latency.sh "build/$preset" "${TETHER_LINK_SECONDS:-20}" 3 "${wr
 bash deploy/loop-timing.sh "build/$preset" "${TETHER_LOOP_SECONDS:-30}" "${write_docs[@]}" || status=1
 bash deploy/web-load.sh "build/$preset" "${TETHER_WEB_LOAD_SECONDS:-20}" 3 || status=1
 bash deploy/recording-cost.sh "build/$preset" "${TETHER_RECORDING_SECONDS:-20}" 3 || status=1
+bash deploy/video-cost.sh "build/$preset" "${TETHER_VIDEO_SECONDS:-20}" "${TETHER_VIDEO_RUNS:-3}" ||
+  status=1
 exit $status
