@@ -208,6 +208,180 @@ test("a camera's video arrives, decodes and carries its capture times", async ()
   await page.close();
 });
 
+test("the predicted arm is drawn over the camera's video through its pose", async () => {
+  const { page, errors } = await openConsole();
+  await page.waitForFunction(() => document.querySelectorAll("#camera-choice option").length > 0,
+    { timeout: 10_000 });
+  const overlayOn = await page.$eval("#camera-overlay", (e) => e.checked);
+  await page.select("#camera-choice", "overview");
+  await page.click("#camera-watch");
+  await waitFor(page, () => window.__tetherStats.video.drawn >= 5, null, 15_000);
+  // Every frame of a site that knows its cameras' poses carries one (header version 2).
+  const posed = await page.waitForFunction(() => window.__tetherStats.video.pose !== null, { timeout: 5_000 })
+    .then(() => true, () => false);
+  await sleep(500); // the overlay follows a frame within an animation frame
+  const read = () => page.evaluate(() => {
+    const s = window.__tetherStats.video;
+    const t = window.__tetherStats.latest();
+    const c = document.querySelector("#camera-canvas");
+    const o = document.querySelector("#camera-overlay-canvas");
+    const box = (e) => {
+      const r = e.getBoundingClientRect();
+      return [r.left, r.top, r.width, r.height].map((v) => Math.round(v));
+    };
+    // The overlay's pixels: how many are drawn at all, and how many in the arm's orange.
+    const d = o.getContext("2d").getImageData(0, 0, o.width, o.height).data;
+    let painted = 0;
+    let orange = 0;
+    for (let i = 0; i < d.length; i += 4) {
+      if (d[i + 3] === 0) continue;
+      painted++;
+      if (d[i] > 200 && d[i + 1] > 100 && d[i + 1] < 180 && d[i + 2] < 80) orange++;
+    }
+    return {
+      pose: s.pose, width: c.width, height: c.height, videoBox: box(c), overlayBox: box(o),
+      overlaySize: [o.width, o.height], base: s.overlay.project([0, 0, 0]),
+      tool: t.points.length ? s.overlay.project(t.points[t.points.length - 1]) : null,
+      drawn: s.overlay.drawnSegments, arm: s.overlay.armSegments, ghost: s.overlay.ghostSegments,
+      predictedDrawn: s.overlay.predicted, points: t.points.length,
+      predicted: t.predicted ? t.predicted.points.length : null, painted, orange,
+    };
+  });
+  const v = await read();
+  await page.$eval("#cameras", (e) => e.scrollIntoView({ block: "center" }));
+  const file = await shot(page, "camera_overlay.png", { viewport: true });
+  // Off: the overlay is cleared; on again: drawn again.
+  await page.click("#camera-overlay");
+  await sleep(300);
+  const off = await read();
+  await page.click("#camera-overlay");
+  await sleep(300);
+  const on = await read();
+  console.log(`camera overlay (on by default: ${overlayOn}): pose ${posed ? JSON.stringify(v.pose) : "none"}; ` +
+    `BASE origin at ${JSON.stringify(v.base)}, the tool at ${JSON.stringify(v.tool)} in the ${v.width}x${v.height} ` +
+    `image; segments drawn ${v.drawn} (arm ${v.arm} of ${v.points - 1}, predicted ${v.ghost}; telemetry's ` +
+    `predicted points: ${v.predicted ?? "none"}); overlay pixels ${v.painted} (${v.orange} orange); ` +
+    `unchecked: ${off.drawn} segments, ${off.painted} pixels; checked again: ${on.drawn}; screenshot ${file}`);
+  assert.ok(overlayOn, "the overlay is on by default");
+  assert.deepEqual(v.overlayBox, v.videoBox, "the overlay lies over the picture");
+  assert.deepEqual(v.overlaySize, [v.width, v.height], "the overlay has the picture's pixels");
+  assert.ok(posed && v.pose, "no frame carried the camera's pose (frame header version 2, flag bit 2)");
+  assert.ok(Math.abs(Math.hypot(...v.pose.quat) - 1) < 1e-3, `not a unit quaternion: ${v.pose.quat}`);
+  // The arm's base (BASE's origin) stands in the overview camera's picture.
+  assert.ok(v.base, "the BASE origin projects behind the camera");
+  assert.ok(v.base[0] > 0 && v.base[0] < v.width && v.base[1] > 0 && v.base[1] < v.height,
+    `the BASE origin projects to ${v.base}, outside the ${v.width}x${v.height} image`);
+  // The arm as reported is always drawn (all of it in front of this camera); the predicted
+  // arm only when the telemetry carries one (a delayed link with a local model).
+  assert.ok(v.points >= 2, "telemetry carries the arm's points");
+  assert.equal(v.arm, v.points - 1, "every link of the reported arm drawn");
+  assert.equal(v.predictedDrawn, v.predicted !== null);
+  if (v.predicted !== null) assert.equal(v.ghost, v.predicted - 1, "every link of the predicted arm drawn");
+  else assert.equal(v.ghost, 0, "a predicted arm drawn without one");
+  assert.equal(v.drawn, v.arm + v.ghost);
+  assert.ok(v.orange > 20, `only ${v.orange} arm-coloured overlay pixels`);
+  assert.equal(off.drawn, 0, "segments drawn with the overlay unchecked");
+  assert.equal(off.painted, 0, "the overlay is not cleared when unchecked");
+  assert.equal(on.drawn, v.drawn, "the overlay is not drawn again when checked");
+  await page.click("#camera-watch"); // stop
+  assert.deepEqual(errors.filter((e) => !/GL Driver Message/.test(e)), []);
+  await page.close();
+});
+
+test("the stereo pair plays side by side and as an anaglyph", async () => {
+  const { page, errors } = await openConsole();
+  await page.waitForFunction(() => document.querySelectorAll("#camera-choice option").length > 0,
+    { timeout: 10_000 });
+  const offeredAlone = await page.$eval("#camera-stereo", (e) => !e.hidden); // overview, or the first
+  await page.select("#camera-choice", "stereo_left");
+  const offered = await page.$eval("#camera-stereo", (e) => !e.hidden);
+  await page.select("#camera-stereo", "side-by-side");
+  await page.click("#camera-watch");
+  // Both sides drew frames, or the view ended (then the status says why).
+  const bothDrew = ({ mode, from }) => {
+    const s = window.__tetherStats.video.stereo;
+    return window.__tetherStats.video.streams === 0 ||
+      (!!s && s.mode === mode && s.left.drawn >= from[0] + 5 && s.right.drawn >= from[1] + 5);
+  };
+  const playing = async (what) => {
+    const st = await page.evaluate(() => ({
+      streams: window.__tetherStats.video.streams, status: document.querySelector("#camera-status").textContent,
+    }));
+    assert.equal(st.streams, 2, `the ${what} view ended: "${st.status}"`);
+  };
+  await waitFor(page, bothDrew, { mode: "side-by-side", from: [0, 0] }, 20_000);
+  await playing("side-by-side");
+  await waitFor(page, () => /side by side/.test(document.querySelector("#camera-status").textContent));
+  // The picture's two halves: each not blank (the spread of its red channel), and not the
+  // same (the cameras stand 10 cm apart); red- and cyan-dominant pixels of an anaglyph.
+  const look = () => page.evaluate(() => {
+    const s = window.__tetherStats.video;
+    const c = document.querySelector("#camera-canvas");
+    const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+    const half = c.width / 2;
+    const spread = [[255, 0], [255, 0]];
+    let diff = 0;
+    let n = 0;
+    let red = 0;
+    let cyan = 0;
+    for (let y = 0; y < c.height; y += 3) {
+      for (let x = 0; x < c.width; x += 3) {
+        const i = (y * c.width + x) * 4;
+        const [r, g, b] = [d[i], d[i + 1], d[i + 2]];
+        if (r > g + 40 && r > b + 40) red++;
+        if (Math.min(g, b) > r + 40) cyan++;
+        const side = x < half ? 0 : 1;
+        spread[side][0] = Math.min(spread[side][0], r);
+        spread[side][1] = Math.max(spread[side][1], r);
+        if (x < half) {
+          diff += Math.abs(r - d[i + 4 * half]);
+          n++;
+        }
+      }
+    }
+    const side = (k) => ({ camera: s.stereo?.[k].camera, drawn: s.stereo?.[k].drawn, decoded: s.stereo?.[k].decoded });
+    return {
+      mode: s.stereo?.mode, left: side("left"), right: side("right"), streams: s.streams,
+      size: [c.width, c.height], spreads: spread.map(([lo, hi]) => hi - lo), halvesDiffer: diff / n,
+      red, cyan, errors: s.decodeErrors, status: document.querySelector("#camera-status").textContent,
+    };
+  });
+  const sbs = await look();
+  await page.$eval("#cameras", (e) => e.scrollIntoView({ block: "center" }));
+  const sbsFile = await shot(page, "camera_side_by_side.png", { viewport: true });
+  // While playing: the same two views, composed otherwise from their next frames.
+  await page.select("#camera-stereo", "anaglyph");
+  await waitFor(page, bothDrew, { mode: "anaglyph", from: [sbs.left.drawn, sbs.right.drawn] }, 20_000);
+  await playing("anaglyph");
+  await sleep(300);
+  const ana = await look();
+  await page.$eval("#cameras", (e) => e.scrollIntoView({ block: "center" }));
+  const anaFile = await shot(page, "camera_anaglyph.png", { viewport: true });
+  await page.click("#camera-watch"); // stop
+  const stopped = await page.evaluate(() => ({
+    streams: window.__tetherStats.video.streams, button: document.querySelector("#camera-watch").textContent,
+  }));
+  console.log(`stereo (offered for the first camera: ${offeredAlone}, for stereo_left: ${offered}): ` +
+    `side by side ${JSON.stringify(sbs)}; anaglyph ${JSON.stringify(ana)}; after the stop ` +
+    `${JSON.stringify(stopped)}; screenshots ${sbsFile}, ${anaFile}`);
+  assert.ok(offered, "no stereo choice for stereo_left");
+  assert.equal(sbs.streams, 2);
+  assert.equal(sbs.left.camera, "stereo_left");
+  assert.equal(sbs.right.camera, "stereo_right");
+  assert.ok(sbs.size[0] === 2 * ana.size[0] && sbs.size[1] === ana.size[1],
+    `side by side ${sbs.size}, one picture ${ana.size}: not twice as wide`);
+  assert.ok(sbs.spreads[0] > 30 && sbs.spreads[1] > 30, `a blank half: spreads ${sbs.spreads}`);
+  assert.ok(sbs.halvesDiffer > 1, `the halves are the same picture (${sbs.halvesDiffer})`);
+  assert.match(sbs.status, /stereo_left \+ stereo_right \(side by side\): \d+ \+ \d+ fps/);
+  assert.equal(ana.mode, "anaglyph");
+  assert.equal(ana.streams, 2);
+  assert.ok(ana.red > 0 && ana.cyan > 0, `anaglyph: ${ana.red} red-dominant, ${ana.cyan} cyan-dominant pixels`);
+  assert.equal(sbs.errors + ana.errors, 0);
+  assert.deepEqual(stopped, { streams: 0, button: "watch" });
+  assert.deepEqual(errors.filter((e) => !/GL Driver Message/.test(e)), []);
+  await page.close();
+});
+
 test("the task library views, validates (with the preview) and diffs a stored task", async () => {
   const { page } = await openConsole();
   await page.waitForSelector(`#library-stored li[data-task="${teleopTask}"]`, { timeout: 10_000 });
