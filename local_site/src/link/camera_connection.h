@@ -16,6 +16,7 @@ struct CameraView::Connection {
   std::string host;           // the site's, for its UDP port
   std::string operator_name;  // sent as metadata on an insecure link
   bool insecure = false;
+  bool eye = false;  // WatchCameraRequest.eye
 };
 
 }  // namespace tether::local

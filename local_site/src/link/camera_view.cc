@@ -107,6 +107,7 @@ struct CameraView::Impl {
     v1::WatchCameraRequest request;
     request.set_camera(camera);
     request.set_bit_rate_kbps(bit_rate);
+    request.set_eye(connection->eye);
     std::unique_ptr<grpc::ClientReader<v1::WatchCameraReply>> reader =
         connection->stub->WatchCamera(&context, request);
     v1::WatchCameraReply reply;

@@ -505,7 +505,8 @@ TelemetrySubscription RemoteSiteClient::open_telemetry(std::uint32_t decimation,
 }
 
 std::unique_ptr<CameraView> RemoteSiteClient::watch_camera(const std::string& camera,
-                                                           int bit_rate_kbps, VideoFrameSink sink) {
+                                                           int bit_rate_kbps, VideoFrameSink sink,
+                                                           bool eye) {
   auto connection = std::make_shared<CameraView::Connection>();
   connection->stub = impl_->stub;
   const std::string& a = impl_->address;
@@ -516,8 +517,17 @@ std::unique_ptr<CameraView> RemoteSiteClient::watch_camera(const std::string& ca
   connection->host = host;
   connection->operator_name = impl_->operator_name;
   connection->insecure = impl_->insecure;
+  connection->eye = eye;
   return std::make_unique<CameraView>(std::move(connection), camera, bit_rate_kbps,
                                       std::move(sink));
+}
+
+void RemoteSiteClient::aim_camera(const std::string& camera, double pan_deg, double tilt_deg) {
+  v1::AimCameraRequest request;
+  request.set_camera(camera);
+  request.set_pan_deg(pan_deg);
+  request.set_tilt_deg(tilt_deg);
+  impl_->call("AimCamera", &v1::RemoteSite::Stub::AimCamera, request);
 }
 
 TelemetrySubscription RemoteSiteClient::record_telemetry(SessionRecorder& recorder) {

@@ -571,8 +571,9 @@ void WsSession::fail() {
 class VideoSession : public std::enable_shared_from_this<VideoSession> {
  public:
   VideoSession(WebServer::Impl& server, AnyStream stream, RemoteSiteClient* client,
-               std::string site, std::string camera)
-      : server_(server),
+               std::string site, std::string camera, bool eye)
+      : eye_(eye),
+        server_(server),
         ws_(make_websocket(std::move(stream))),
         client_(client),
         site_(std::move(site)),
@@ -606,11 +607,14 @@ class VideoSession : public std::enable_shared_from_this<VideoSession> {
   void open() {
     std::weak_ptr<VideoSession> weak = shared_from_this();
     net::io_context& ioc = *server_.ioc;
-    view_ = client_->watch_camera(camera_, 0, [weak, &ioc](const VideoFrame& frame) {
-      net::post(ioc, [weak, frame] {
-        if (auto self = weak.lock()) self->forward(frame);
-      });
-    });
+    view_ = client_->watch_camera(
+        camera_, 0,
+        [weak, &ioc](const VideoFrame& frame) {
+          net::post(ioc, [weak, frame] {
+            if (auto self = weak.lock()) self->forward(frame);
+          });
+        },
+        eye_);
     read();
     tick();
   }
@@ -761,6 +765,7 @@ class VideoSession : public std::enable_shared_from_this<VideoSession> {
     view_.reset();  // ends the call to the site and its receiving
   }
 
+  bool eye_;  // the view sets camera mode's EYE frame (WatchCameraRequest.eye)
   WebServer::Impl& server_;
   AnyWebSocket ws_;
   RemoteSiteClient* client_;
@@ -1079,6 +1084,16 @@ void WsSession::dispatch(const json& request) {
       const RecoveryStatus r = client->recover(motion);
       return ok({{"motion", r.motion}, {"outcome", r.outcome}});
     });
+  } else if (type == "aim") {
+    // The pan-tilt head carrying a camera: absolute angles [deg]; the site checks the ranges
+    // and that the camera is on the head.
+    const std::string camera = get_string(request, "camera");
+    const double pan = get_number(request, "pan_deg", -90.0, 90.0);
+    const double tilt = get_number(request, "tilt_deg", -45.0, 45.0);
+    server_.run(self, id, pool, [=] {
+      client->aim_camera(camera, pan, tilt);
+      return ok({{"pan_deg", pan}, {"tilt_deg", tilt}});
+    });
   } else if (type == "list_tasks") {
     server_.run(self, id, pool, [=] {
       json tasks = json::array();
@@ -1335,6 +1350,11 @@ void HttpSession::on_read(beast::error_code error) {
     if (path == "/video") {
       const std::string site = query_value(query, "site");
       const std::string camera = query_value(query, "camera");
+      const std::string eye = query_value(query, "eye");
+      if (!eye.empty() && eye != "0" && eye != "1") {
+        return text(http::status::bad_request, "/video: eye = '" + eye + "': 0 or 1\n",
+                    "text/plain");
+      }
       SiteView* view = nullptr;
       for (auto& s : server_.sites) {
         if (s->site.name == site) view = s.get();
@@ -1349,7 +1369,7 @@ void HttpSession::on_read(beast::error_code error) {
       // the ground's.
       RemoteSiteClient* client =
           person != nullptr ? person->clients[view->index].get() : view->site.client;
-      std::make_shared<VideoSession>(server_, std::move(stream_), client, site, camera)
+      std::make_shared<VideoSession>(server_, std::move(stream_), client, site, camera, eye == "1")
           ->start(std::move(request));
       return;
     }

@@ -26,11 +26,13 @@
 #include "callback_order.h"
 #include "control_lease.h"
 #include "datagram_endpoint.h"
+#include "eye_source.h"
 #include "quotas.h"
 #include "site_security.h"
 #include "task_store.h"
 #include "telemetry_hub.h"
 #include "tether/common/task/field_path.h"
+#include "tether/common/units.h"
 #include "tether/datagram/video_datagram.h"
 #include "tether/proto/convert.h"
 #include "tether/proto/set_field.h"
@@ -643,6 +645,64 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
         });
   }
 
+  ServerUnaryReactor* AimCamera(CallbackServerContext* context, const v1::AimCameraRequest* request,
+                                v1::AimCameraReply* reply) override {
+    return unary(
+        context, "AimCamera", Access::kControl, *request, [&](const Caller&, CallRecord& what) {
+          what.detail = request->camera().substr(0, 64) + ": pan " +
+                        fmt::format("{:.1f}", request->pan_deg()) + "°, tilt " +
+                        fmt::format("{:.1f}", request->tilt_deg()) + "°";
+          if (options.cameras == nullptr) {
+            return Status(StatusCode::UNAVAILABLE, "this site has no cameras to aim");
+          }
+          const auto range = [](const char* field, double v, double most) {
+            const double deg = most * kRadToDeg;
+            return std::isfinite(v) && std::abs(v) <= deg + 1e-9
+                       ? std::string()
+                       : fmt::format("{} = {}: within [{:.0f}, {:.0f}]°", field, v, -deg, deg);
+          };
+          for (const std::string& why :
+               {range("pan_deg", request->pan_deg(), camera::kMaxPan),
+                range("tilt_deg", request->tilt_deg(), camera::kMaxTilt)}) {
+            if (!why.empty()) return Status(StatusCode::INVALID_ARGUMENT, why);
+          }
+          const std::string why = options.cameras->aim(
+              request->camera(), request->pan_deg() * kDegToRad, request->tilt_deg() * kDegToRad);
+          if (!why.empty()) return Status(StatusCode::FAILED_PRECONDITION, why);
+          reply->set_pan_deg(request->pan_deg());
+          reply->set_tilt_deg(request->tilt_deg());
+          return Status::OK;
+        });
+  }
+
+  // A camera view that is the EYE (WatchCameraRequest.eye, eye_source.h), on the cameras'
+  // thread: the running task's teleoperation.world_R_eye from the camera's orientation at
+  // capture, while its viewer holds the lease. A change of camera is audited.
+  void apply_eye(std::uint64_t view, const Caller& viewer, const Matrix3& base_R_camera,
+                 std::int64_t capture_ns) {
+    if (lease.holder(ControlLease::Clock::now()) != viewer.identity) return;
+    const RunningTask current = running();
+    if (current.id == 0 || !current.task.teleoperation.enabled ||
+        executor.status().state != ExecutorState::kRunning) {
+      return;
+    }
+    const server::EyeSource::Take take = eye.take(view, loop.latest().teleoperation.enabled);
+    if (!take.apply) return;
+    TaskParameters task = current.task;
+    task.teleoperation.world_R_eye = task.world_T_base.R * base_R_camera;
+    task.teleoperation.eye_time_ns = static_cast<std::uint64_t>(capture_ns);
+    std::uint64_t id = 0;
+    submit(current.name, current.revision, task, false, &id);
+    if (take.switched) {
+      const CallRecord what{current.name, current.revision,
+                            "camera mode's EYE frame: camera '" + eye.camera() + "'" +
+                                (take.previous.empty() ? "" : " (was '" + take.previous + "')"),
+                            false};
+      record(viewer, "EyeFrame", what, Status::OK);
+      spdlog::info("task '{}': {} (by {})", current.name, what.detail, viewer.identity);
+    }
+  }
+
   ServerUnaryReactor* GetAudit(CallbackServerContext* context, const v1::GetAuditRequest* request,
                                v1::GetAuditReply* reply) override {
     return unary(context, "GetAudit", Access::kRole, *request, [&](const Caller&, CallRecord&) {
@@ -689,6 +749,7 @@ struct RemoteSiteServer::Impl final : v1::RemoteSite::CallbackService {
     if (black_box) black_box->record_increment(sample);
   }
 
+  server::EyeSource eye;  // which camera view sets the EYE frame
   ServerOptions options;
   server::SiteSecurity security;
   server::AuditLog audit;
@@ -1287,8 +1348,9 @@ class CameraReactor final : public grpc::ServerWriteReactor<v1::WatchCameraReply
                             public CycleSubscriber {
  public:
   CameraReactor(RemoteSiteServer::Impl& site, const SceneCamera& camera, int bit_rate_kbps,
-                Caller caller)
+                bool eye, Caller caller)
       : site_(site),
+        eye_(eye ? site.eye.open(camera.name) : 0),
         camera_(camera),
         caller_(std::move(caller)),
         identity_(caller_.identity),
@@ -1379,6 +1441,7 @@ class CameraReactor final : public grpc::ServerWriteReactor<v1::WatchCameraReply
     server::callback_begins(&queue_);
     site_.hub.unsubscribe(this);
     watch_.reset();  // no image reaches on_image after this
+    if (eye_ != 0) site_.eye.close(eye_);
     site_.datagrams->close(session_.load());
     site_.quotas.close_camera_view(identity_);
     spdlog::info("camera view of '{}' by {} ended: {} frames, {} key, {:.0f} kB", camera_.name,
@@ -1414,6 +1477,9 @@ class CameraReactor final : public grpc::ServerWriteReactor<v1::WatchCameraReply
   // The cameras' thread: encode, cut and send. Nothing is encoded before the ground's first
   // feedback told where it is (its first frame is then a key frame).
   void on_image(const camera::CameraImage& image) {
+    if (eye_ != 0 && image.pose_known) {
+      site_.apply_eye(eye_, caller_, image.base_T_camera.R, image.capture_ns);
+    }
     if (!heard_.load()) {
       skipped_.fetch_add(1);
       return;
@@ -1474,6 +1540,7 @@ class CameraReactor final : public grpc::ServerWriteReactor<v1::WatchCameraReply
   }
 
   RemoteSiteServer::Impl& site_;
+  const std::uint64_t eye_;  // this view's id as an EYE source (eye_source.h); 0: not one
   SceneCamera camera_;
   Caller caller_;
   std::string identity_;
@@ -1667,6 +1734,18 @@ grpc::ServerWriteReactor<v1::WatchCameraReply>* RemoteSiteServer::Impl::WatchCam
   if (Status status = admit(caller, "WatchCamera", Access::kRole); !status.ok()) {
     return new Refused(status);
   }
+  if (request->eye()) {
+    // Setting the EYE frame changes how the hand moves the arm: the lease holder's.
+    if (caller.role < Role::kOperator) {
+      return new Refused(Status(StatusCode::PERMISSION_DENIED,
+                                "'" + caller.identity + "' (role " + to_string(caller.role) +
+                                    ") may not set the EYE frame (eye): it needs the role " +
+                                    to_string(Role::kOperator)));
+    }
+    if (Status status = admit(caller, "WatchCamera", Access::kControl); !status.ok()) {
+      return new Refused(status);
+    }
+  }
   if (options.cameras == nullptr || !datagrams) {
     return new Refused(Status(StatusCode::UNAVAILABLE,
                               options.cameras == nullptr
@@ -1694,7 +1773,7 @@ grpc::ServerWriteReactor<v1::WatchCameraReply>* RemoteSiteServer::Impl::WatchCam
     return new Refused(Status(StatusCode::RESOURCE_EXHAUSTED, why));
   }
   try {
-    return new CameraReactor(*this, *it, rate == 0 ? 1000 : rate, caller);
+    return new CameraReactor(*this, *it, rate == 0 ? 1000 : rate, request->eye(), caller);
   } catch (const std::exception& e) {
     quotas.close_camera_view(caller.identity);
     return new Refused(Status(StatusCode::UNAVAILABLE,

@@ -28,7 +28,7 @@ struct MethodRole {
   Role role;
 };
 
-constexpr std::array<MethodRole, 21> kMethodRoles = {{
+constexpr std::array<MethodRole, 22> kMethodRoles = {{
     {"/tether.v1.RemoteSite/GetStatus", Role::kObserver},
     {"/tether.v1.RemoteSite/StreamTelemetry", Role::kObserver},
     {"/tether.v1.RemoteSite/ListTasks", Role::kObserver},
@@ -42,6 +42,7 @@ constexpr std::array<MethodRole, 21> kMethodRoles = {{
     {"/tether.v1.RemoteSite/StartTask", Role::kOperator},
     {"/tether.v1.RemoteSite/Reset", Role::kOperator},
     {"/tether.v1.RemoteSite/Recover", Role::kOperator},
+    {"/tether.v1.RemoteSite/AimCamera", Role::kOperator},
     {"/tether.v1.RemoteSite/UpdateTask", Role::kOperator},
     {"/tether.v1.RemoteSite/SetParameter", Role::kOperator},
     {"/tether.v1.RemoteSite/Teleoperate", Role::kOperator},

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -164,6 +165,14 @@ struct SimulatedArm::Impl {
   std::unique_ptr<detail::RenderedCamera> rendered;
   std::unique_ptr<detail::VideoRig> video;  // the watched cameras
   int target_mocap = -1;
+  // The pan-tilt head (camera_device.h aim()): its mocap body, its initial frame, the aim
+  // asked for (any thread) and where it is (the physics thread).
+  int mount_mocap = -1;
+  Frame base_T_mount0;
+  std::atomic<double> pan_target{0.0};
+  std::atomic<double> tilt_target{0.0};
+  double pan = 0.0;
+  double tilt = 0.0;
   JointVector kp = JointVector::Zero();
   JointVector kd = JointVector::Zero();
   JointVector lower, upper;
@@ -222,6 +231,7 @@ struct SimulatedArm::Impl {
   void step() noexcept {
     const double dt = m->opt.timestep;
     if (camera) place_target(d->time);
+    if (mount_mocap >= 0) turn_head(dt);
     mj_step1(m.get(), d.get());
     video->step(d->time, d.get());
     if (rendered) {
@@ -243,6 +253,24 @@ struct SimulatedArm::Impl {
     d->mocap_quat[4 * target_mocap + 1] = q.x();
     d->mocap_quat[4 * target_mocap + 2] = q.y();
     d->mocap_quat[4 * target_mocap + 3] = q.z();
+  }
+
+  // Turns the pan-tilt head towards its aim at kAimRate: R = Rz(pan) · R0 · Rx(tilt), pan
+  // about BASE z, tilt about the cameras' own x axis.
+  void turn_head(double dt) noexcept {
+    const double step = camera::kAimRate * dt;
+    const double pan_to = pan_target.load(std::memory_order_relaxed);
+    const double tilt_to = tilt_target.load(std::memory_order_relaxed);
+    if (pan == pan_to && tilt == tilt_to) return;
+    pan += std::clamp(pan_to - pan, -step, step);
+    tilt += std::clamp(tilt_to - tilt, -step, step);
+    const Eigen::Quaterniond q(Eigen::AngleAxisd(pan, Vector3::UnitZ()).toRotationMatrix() *
+                               base_T_mount0.R *
+                               Eigen::AngleAxisd(tilt, Vector3::UnitX()).toRotationMatrix());
+    d->mocap_quat[4 * mount_mocap + 0] = q.w();
+    d->mocap_quat[4 * mount_mocap + 1] = q.x();
+    d->mocap_quat[4 * mount_mocap + 2] = q.y();
+    d->mocap_quat[4 * mount_mocap + 3] = q.z();
   }
 
   JointVector reference(double t) const {
@@ -494,6 +522,10 @@ SimulatedArm::SimulatedArm(const ArmModel& arm, const SimulationOptions& options
     }
     s.target_mocap = s.m->body_mocapid[find(s.m.get(), mjOBJ_BODY, "visual_target")];
   }
+  if (!scene.mount_cameras.empty()) {
+    s.mount_mocap = s.m->body_mocapid[find(s.m.get(), mjOBJ_BODY, "camera_mount")];
+    s.base_T_mount0 = scene.base_T_camera_mount;
+  }
   if (options.scene == SceneKind::kDoor) {
     const int hinge = find(s.m.get(), mjOBJ_JOINT, "door_hinge");
     s.door_qpos = s.m->jnt_qposadr[hinge];
@@ -683,6 +715,20 @@ const std::vector<SceneCamera>& SimulatedArm::cameras() const { return impl_->de
 std::unique_ptr<camera::CameraWatch> SimulatedArm::watch(const std::string& name,
                                                          camera::ImageSink sink) {
   return impl_->video->watch(name, std::move(sink));
+}
+
+std::string SimulatedArm::aim(const std::string& name, double pan, double tilt) {
+  const auto& cameras = impl_->description.cameras;
+  const auto it = std::find_if(cameras.begin(), cameras.end(),
+                               [&](const SceneCamera& c) { return c.name == name; });
+  if (it == cameras.end()) return "camera '" + name + "': no such camera here";
+  if (it->mount != "camera_mount" || impl_->mount_mocap < 0) {
+    return "camera '" + name + "' is not on the pan-tilt head (its mount: " +
+           (it->mount.empty() ? std::string("fixed in the cell") : it->mount) + ")";
+  }
+  impl_->pan_target.store(std::clamp(pan, -camera::kMaxPan, camera::kMaxPan));
+  impl_->tilt_target.store(std::clamp(tilt, -camera::kMaxTilt, camera::kMaxTilt));
+  return {};
 }
 
 CameraStatistics SimulatedArm::camera_statistics() const {

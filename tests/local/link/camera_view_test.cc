@@ -15,8 +15,10 @@
 #include <thread>
 #include <vector>
 
+#include "tether/common/units.h"
 #include "tether/common/urdf_loader.h"
 #include "tether/local/link/remote_site_client.h"
+#include "tether/proto/task_io.h"
 #include "tether/remote/camera/video_codec.h"
 #include "tether/remote/server/remote_site_server.h"
 #include "tether/remote/sim/simulated_arm.h"
@@ -115,6 +117,100 @@ TEST_F(CameraViewTest, AWatchedCameraArrivesInOrderDecodesAndCarriesItsCaptureTi
       static_cast<unsigned long long>(stats.sent), stats.encode_ms);
   EXPECT_GE(ages.front(), -0.002);  // never before it was taken (within the estimate)
   EXPECT_LT(ages.back(), 1.0);      // render, encode and loopback, not seconds
+}
+
+// The pose of the newest frame received.
+Frame newest_pose(std::mutex& mutex, const std::vector<VideoFrame>& frames) {
+  std::lock_guard lock(mutex);
+  return frames.empty() ? Frame() : frames.back().base_T_camera;
+}
+
+double angle_between(const Matrix3& a, const Matrix3& b) {
+  return Eigen::AngleAxisd(a.transpose() * b).angle();
+}
+
+TEST_F(CameraViewTest, AimingTheHeadTurnsTheStereoPairAndItsFramesSayHowFar) {
+  client_->acquire_control();
+  std::mutex mutex;
+  std::vector<VideoFrame> frames;
+  auto view = client_->watch_camera("stereo_left", 0, [&](const VideoFrame& f) {
+    std::lock_guard lock(mutex);
+    frames.push_back(f);
+  });
+  std::this_thread::sleep_for(1000ms);
+  const Frame before = newest_pose(mutex, frames);
+  ASSERT_FALSE(frames.empty());
+  client_->aim_camera("stereo_left", 30.0, 0.0);
+  std::this_thread::sleep_for(1500ms);  // 30° at 60°/s, and a few frames after
+  const Frame panned = newest_pose(mutex, frames);
+  // 30° about BASE z: the optical axis turns in the horizontal plane, to the left.
+  EXPECT_NEAR(angle_between(before.R, panned.R) * kRadToDeg, 30.0, 1.0);
+  const Eigen::AngleAxisd turn(panned.R * before.R.transpose());
+  EXPECT_GT(std::abs(turn.axis().z()), 0.999) << turn.axis().transpose();
+  EXPECT_GT(turn.axis().z() * turn.angle(), 0.0);  // counter-clockwise seen from above
+  // Tilt: about the cameras' own x axis, + looks up (C's y is down).
+  client_->aim_camera("stereo_left", 30.0, 20.0);
+  std::this_thread::sleep_for(1200ms);
+  const Frame tilted = newest_pose(mutex, frames);
+  EXPECT_NEAR(angle_between(panned.R, tilted.R) * kRadToDeg, 20.0, 1.0);
+  EXPECT_GT(tilted.R.col(2).z(), panned.R.col(2).z() + 0.3);  // the optical axis rose
+  EXPECT_LT((tilted.p - before.p).norm(), 0.2);               // the head turns about its own axes
+  // A camera not on the head, or an aim out of range, is refused naming it.
+  try {
+    client_->aim_camera("overview", 10.0, 0.0);
+    ADD_FAILURE() << "aimed a fixed camera";
+  } catch (const RemoteError& e) {
+    EXPECT_NE(e.message().find("camera 'overview' is not on the pan-tilt head (its mount: fixed "
+                               "in the cell)"),
+              std::string::npos)
+        << e.message();
+  }
+  try {
+    client_->aim_camera("stereo_right", 120.0, 0.0);
+    ADD_FAILURE() << "aimed beyond the head's range";
+  } catch (const RemoteError& e) {
+    EXPECT_NE(e.message().find("pan_deg = 120: within [-90, 90]°"), std::string::npos)
+        << e.message();
+  }
+}
+
+// Camera mode sees through the camera the operator watches: the running task's EYE frame is
+// the camera's orientation, and the change is audited.
+TEST_F(CameraViewTest, AViewThatIsTheEyeSetsTheRunningTasksEyeFrameFromItsCamera) {
+  TaskParameters task =
+      proto::load_task_file(TETHER_SOURCE_DIR "/remote_site/tasks/door_shared.textproto");
+  task.teleoperation.mode = TeleopMode::kCamera;
+  ASSERT_TRUE(task.teleoperation.enabled);
+  client_->acquire_control();
+  client_->upload("door_eye", task, true);
+  client_->start("door_eye");
+  const SceneCamera overview =
+      *std::find_if(arm_->cameras().begin(), arm_->cameras().end(),
+                    [](const SceneCamera& c) { return c.name == "overview"; });
+  const Matrix3 expected = task.world_T_base.R * overview.pose.R;
+  ASSERT_GT(angle_between(loop_->latest().world_R_eye, expected), 0.1);  // not so by chance
+  auto view = client_->watch_camera(
+      "overview", 0, [](const VideoFrame&) {}, /*eye=*/true);
+  for (int i = 0; i < 40 && angle_between(loop_->latest().world_R_eye, expected) > 1e-4; ++i) {
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_LT(angle_between(loop_->latest().world_R_eye, expected), 1e-4);
+  EXPECT_GT(loop_->latest().eye_time_ns, 0u);  // the image's capture
+  std::uint64_t next = 0;
+  std::string trail;
+  for (const std::string& line : client_->audit(0, 1000, next)) trail += line + "\n";
+  EXPECT_NE(trail.find("camera mode's EYE frame: camera 'overview'"), std::string::npos) << trail;
+  // Someone without the lease may watch, but not set the EYE frame.
+  ClientOptions other;
+  other.credentials.insecure = true;
+  other.operator_name = "bystander";
+  RemoteSiteClient bystander(client_->address(), other);
+  auto refused = bystander.watch_camera(
+      "overview", 0, [](const VideoFrame&) {}, true);
+  for (int i = 0; i < 40 && !refused->stats().ended; ++i) std::this_thread::sleep_for(50ms);
+  EXPECT_TRUE(refused->stats().ended);
+  EXPECT_NE(refused->stats().error.find("viewer"), std::string::npos) << refused->stats().error;
+  client_->stop();
 }
 
 TEST_F(CameraViewTest, AnUnknownCameraEndsTheViewNamingTheCamerasThereAre) {

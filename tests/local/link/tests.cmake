@@ -15,4 +15,5 @@ target_compile_definitions(session_recorder_test PRIVATE
 
 # A camera view against the real service and the embedded simulation, in one process.
 tether_add_test(camera_view_test SOURCES local/link/camera_view_test.cc
-                LIBS tether::local tether::remote tether::sim tether::camera)
+                LIBS tether::local tether::remote tether::sim tether::camera tether::proto)
+target_compile_definitions(camera_view_test PRIVATE TETHER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")

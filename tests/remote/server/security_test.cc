@@ -108,6 +108,8 @@ std::vector<Rpc> every_rpc(const v1::TaskParameters& task) {
   v1::SetParameterRequest set;
   set.set_path("impedance.damping.translation.x");
   set.set_value("300");
+  v1::AimCameraRequest aim;
+  aim.set_camera("stereo_left");
   using S = v1::RemoteSite::Stub;
   std::vector<Rpc> rpcs = {
       {"GetStatus", Role::kObserver, unary(&S::GetStatus, v1::GetStatusRequest{})},
@@ -120,6 +122,7 @@ std::vector<Rpc> every_rpc(const v1::TaskParameters& task) {
       {"Reset", Role::kOperator, unary(&S::Reset, v1::ResetRequest{})},
       {"UpdateTask", Role::kOperator, unary(&S::UpdateTask, update)},
       {"SetParameter", Role::kOperator, unary(&S::SetParameter, set)},
+      {"AimCamera", Role::kOperator, unary(&S::AimCamera, aim)},
       {"ReleaseControl", Role::kOperator, unary(&S::ReleaseControl, v1::ReleaseControlRequest{})},
       {"DeleteTask", Role::kAdmin, unary(&S::DeleteTask, remove)},
       {"Stop", Role::kNone, unary(&S::Stop, v1::StopRequest{})},
@@ -346,8 +349,8 @@ TEST_F(SecureSiteTest, EveryRpcRefusesARoleWithoutTheRightWithPermissionDeniedAn
       EXPECT_NE(line["identity"], "admin") << line.dump();
     }
   }
-  // nobody: 8 operator calls and DeleteTask; observer: the same; operator: DeleteTask.
-  EXPECT_EQ(refused, 19);
+  // nobody: 9 operator calls and DeleteTask; observer: the same; operator: DeleteTask.
+  EXPECT_EQ(refused, 21);
 }
 
 TEST_F(SecureSiteTest, HandshakeRefusesNoForeignExpiredOrRevokedCertificateOnEveryRpc) {

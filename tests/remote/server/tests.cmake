@@ -72,7 +72,7 @@ gtest_discover_tests(security_test DISCOVERY_TIMEOUT 60
                                 ENVIRONMENT "TETHER_DATA_DIR=${PROJECT_SOURCE_DIR}/common")
 
 # The security building blocks, unit by unit.
-foreach(unit roles_file quotas audit_log)
+foreach(unit roles_file quotas audit_log eye_source)
   tether_add_test(${unit}_test SOURCES remote/server/${unit}_test.cc
                   LIBS tether::remote nlohmann_json::nlohmann_json)
   target_include_directories(${unit}_test PRIVATE ${PROJECT_SOURCE_DIR}/remote_site/server/src)

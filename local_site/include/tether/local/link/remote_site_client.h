@@ -212,9 +212,13 @@ class RemoteSiteClient {
 
   // Watches camera `camera` of the site (SiteStatus::scene.cameras): its video at
   // `bit_rate_kbps` (0: the site's default) to `sink` while the view lives
-  // (tether/local/link/camera_view.h).
+  // (tether/local/link/camera_view.h). `eye`: camera-mode teleoperation sees through this
+  // camera while the view lives (WatchCameraRequest.eye; needs the lease).
   std::unique_ptr<CameraView> watch_camera(const std::string& camera, int bit_rate_kbps,
-                                           VideoFrameSink sink);
+                                           VideoFrameSink sink, bool eye = false);
+  // Aims the pan-tilt head carrying `camera` [deg] (AimCamera; needs the lease). Throws
+  // RemoteError with the site's reason when refused.
+  void aim_camera(const std::string& camera, double pan_deg, double tilt_deg);
 
  private:
   TelemetrySubscription open_telemetry(std::uint32_t decimation, SessionRecorder* recorder,

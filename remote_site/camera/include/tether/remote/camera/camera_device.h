@@ -57,6 +57,20 @@ class CameraDevices {
   // Throws std::invalid_argument naming the camera if there is no such one, std::runtime_error
   // if it cannot deliver (its renderer or driver failed to start).
   virtual std::unique_ptr<CameraWatch> watch(const std::string& name, ImageSink sink) = 0;
+  // Aims the pan-tilt head that carries camera `name` (mount "camera_mount"): `pan` about
+  // BASE z from the head's initial aim (+ turns the view left), `tilt` about the cameras' x
+  // axis (+ looks up) [rad], within ±kMaxPan and ±kMaxTilt (the caller checks). The head
+  // turns there at its own rate. Returns what is wrong (no such camera, not on a head), or
+  // an empty string.
+  virtual std::string aim(const std::string& name, double pan, double tilt) {
+    (void)pan;
+    (void)tilt;
+    return "camera '" + name + "' cannot be aimed at this site";
+  }
 };
+
+inline constexpr double kMaxPan = 1.5707963267948966;    // [rad] 90°
+inline constexpr double kMaxTilt = 0.78539816339744831;  // [rad] 45°
+inline constexpr double kAimRate = 1.0471975511965976;   // [rad/s] 60°/s, the head's speed
 
 }  // namespace tether::remote::camera

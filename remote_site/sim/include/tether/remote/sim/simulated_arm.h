@@ -119,6 +119,9 @@ class SimulatedArm final : public ArmInterface, public camera::CameraDevices {
   const std::vector<SceneCamera>& cameras() const override;
   std::unique_ptr<camera::CameraWatch> watch(const std::string& name,
                                              camera::ImageSink sink) override;
+  // The door and target scenes' pan-tilt head (camera_device.h): the physics step turns it
+  // towards the aim at kAimRate.
+  std::string aim(const std::string& name, double pan, double tilt) override;
 
   // The rendered wrist camera's counts and times so far (all zero without one).
   CameraStatistics camera_statistics() const;
