@@ -547,6 +547,16 @@ int cmd_camera(Context& c) {
   return kExitOk;
 }
 
+// Aims the pan-tilt head carrying a camera.
+int cmd_aim(Context& c) {
+  const std::string& camera = c.args.positional[0];
+  const double pan = c.args.has("--pan") ? cli::parse_number(c.args.get("--pan")) : 0.0;
+  const double tilt = c.args.has("--tilt") ? cli::parse_number(c.args.get("--tilt")) : 0.0;
+  client(c).aim_camera(camera, pan, tilt);
+  c.out << "aimed the head of " << camera << ": pan " << pan << "°, tilt " << tilt << "°\n";
+  return kExitOk;
+}
+
 int cmd_record(Context& c) {
   const std::string& path = c.args.positional[0];
   const double duration = c.args.seconds("--duration", 10.0);
@@ -1066,6 +1076,15 @@ const std::vector<Command>& commands() {
          cli::Count(100, 8000)},
         {"--ivf", "FILE", "write the frames to FILE (IVF container, VP9)"}},
        cmd_camera},
+      {"aim",
+       "aim CAMERA [--pan DEG] [--tilt DEG]",
+       "Aims the pan-tilt head that carries CAMERA (the stereo pair's): absolute angles from\n"
+       "the head's initial aim, pan about the base's vertical (+ left), tilt about the camera's\n"
+       "x axis (+ up); 0 0 recentres it. Needs the lease (operators and admins).\n",
+       {{"CAMERA", "a camera on the head, e.g. stereo_left"}},
+       {{"--pan", "DEG", "[-90, 90] (default 0)", cli::Number(-90.0, 90.0)},
+        {"--tilt", "DEG", "[-45, 45] (default 0)", cli::Number(-45.0, 45.0)}},
+       cmd_aim},
       {"record",
        "record FILE [--duration T] [--decimation N]",
        "FILE.mcap: records every cycle as MCAP, with what `tether replay` needs (open it in\n"

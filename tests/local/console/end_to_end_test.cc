@@ -212,6 +212,14 @@ TEST_F(ConsoleEndToEnd, ACameraIsWatchedDecodedAndWrittenToAnIvfFile) {
   EXPECT_EQ(static_cast<unsigned char>(bytes[12]) | (static_cast<unsigned char>(bytes[13]) << 8),
             640);
   EXPECT_EQ(static_cast<double>(static_cast<unsigned char>(bytes[24])), value("frames"));
+  // The stereo pair's head aims; a fixed camera is refused naming its mount.
+  r = tether("--remote " + address + " aim stereo_left --pan 20 --tilt -10");
+  EXPECT_EQ(r.code, kExitOk) << r.output;
+  EXPECT_TRUE(contains(r.output, "aimed the head of stereo_left: pan 20°, tilt -10°")) << r.output;
+  r = tether("--remote " + address + " aim overview --pan 20");
+  EXPECT_NE(r.code, kExitOk);
+  EXPECT_TRUE(contains(r.output, "is not on the pan-tilt head (its mount: fixed in the cell)"))
+      << r.output;
   // An unknown camera is refused naming the cameras there are.
   r = tether("--remote " + address + " camera nowhere --duration 1s");
   EXPECT_NE(r.code, kExitOk);
