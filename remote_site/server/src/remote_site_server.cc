@@ -1470,8 +1470,15 @@ class CameraReactor final : public grpc::ServerWriteReactor<v1::WatchCameraReply
   void on_feedback(const datagram::VideoFeedback& f, std::int64_t arrival) {
     feedback_ground_ns_.store(f.ground_time_ns);
     feedback_arrival_ns_.store(arrival);
-    heard_.store(true);
     if (f.key_wanted) key_wanted_.store(true);
+    if (!heard_.exchange(true)) {
+      // The ground's clock estimate needs a reply that echoes a feedback: the first one
+      // goes at once rather than with the next second's counts, so the first frames
+      // already carry capture times the ground can place.
+      v1::WatchCameraReply reply;
+      fill(reply);
+      queue(std::move(reply));
+    }
   }
 
   // The cameras' thread: encode, cut and send. Nothing is encoded before the ground's first
