@@ -382,6 +382,83 @@ test("the stereo pair plays side by side and as an anaglyph", async () => {
   await page.close();
 });
 
+test("the pan-tilt head turns the stereo pair and the frames' pose follows", async () => {
+  const { page, errors } = await openConsole();
+  await page.waitForFunction(() => document.querySelectorAll("#camera-choice option").length > 0,
+    { timeout: 10_000 });
+  await page.select("#camera-choice", "overview");
+  const hiddenForFixed = await page.$eval("#camera-aim", (e) => e.hidden);
+  await page.select("#camera-choice", "stereo_left");
+  const shownForHead = await page.$eval("#camera-aim", (e) => !e.hidden);
+  await page.select("#camera-stereo", "single");
+  await page.click("#camera-watch");
+  await waitFor(page, () => !!window.__tetherStats.video.pose && window.__tetherStats.video.drawn >= 3,
+    undefined, 20_000);
+  const quat = () => page.evaluate(() => window.__tetherStats.video.pose.quat);
+  // The rotation between two orientations [deg] and its axis' z share.
+  const turn = (a, b) => {
+    const [aw, ax, ay, az] = a;
+    const [bw, bx, by, bz] = b;
+    // q = b · a⁻¹
+    const w = bw * aw + bx * ax + by * ay + bz * az;
+    const x = -bw * ax + bx * aw - by * az + bz * ay;
+    const y = -bw * ay + bx * az + by * aw - bz * ax;
+    const z = -bw * az - bx * ay + by * ax + bz * aw;
+    const v = Math.hypot(x, y, z);
+    return { deg: (2 * Math.atan2(v, Math.abs(w)) * 180) / Math.PI, zShare: v > 0 ? Math.abs(z) / v : 0 };
+  };
+  const start = await quat();
+  await page.click("#camera-pan-left");
+  await page.click("#camera-pan-left");
+  await sleep(1500);  // 20° at 60°/s, and frames after
+  const panned = await quat();
+  const aim = await page.evaluate(() => ({ ...window.__tetherStats.video.aim }));
+  await page.click("#camera-aim-centre");
+  await sleep(1500);
+  const back = await quat();
+  const status = await page.$eval("#camera-status", (e) => e.textContent);
+  await page.click("#camera-watch"); // stop
+  const t1 = turn(start, panned);
+  const t2 = turn(start, back);
+  console.log(`pan-tilt head: 2 presses of pan left turned the frames' pose ${t1.deg.toFixed(1)}° ` +
+    `(axis z share ${t1.zShare.toFixed(3)}), centre left it ${t2.deg.toFixed(1)}° off; aim ${JSON.stringify(aim)}`);
+  assert.ok(hiddenForFixed, "the head's controls are offered for a fixed camera");
+  assert.ok(shownForHead, "the head's controls are not offered for the stereo pair");
+  assert.equal(aim.lastError, "", `the aim was refused: ${aim.lastError} (${status})`);
+  assert.deepEqual([aim.pan_deg, aim.tilt_deg], [20, 0]);
+  assert.ok(Math.abs(t1.deg - 20) <= 2, `turned ${t1.deg}°, not 20°`);
+  assert.ok(t1.zShare > 0.99, `not about the vertical: ${t1.zShare}`);
+  assert.ok(t2.deg <= 2, `centre left the head ${t2.deg}° off`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("a camera view can set camera mode's EYE frame", async () => {
+  const { page, errors } = await openConsole();
+  await page.waitForFunction(() => document.querySelectorAll("#camera-choice option").length > 0,
+    { timeout: 10_000 });
+  await page.select("#camera-choice", "overview");
+  await page.click("#camera-watch");
+  await waitFor(page, () => window.__tetherStats.video.drawn >= 3, undefined, 20_000);
+  await page.click("#camera-eye");
+  // The view reopens as the EYE: frames again, and the status says so.
+  await waitFor(page, () => window.__tetherStats.video.eye && window.__tetherStats.video.streams === 1 &&
+    window.__tetherStats.video.drawn >= 3 && /EYE for camera mode/.test(document.querySelector("#camera-status").textContent),
+  undefined, 20_000);
+  const on = await page.evaluate(() => ({
+    eye: window.__tetherStats.video.eye, drawn: window.__tetherStats.video.drawn,
+    status: document.querySelector("#camera-status").textContent,
+  }));
+  await page.click("#camera-eye");
+  await waitFor(page, () => !window.__tetherStats.video.eye && window.__tetherStats.video.drawn >= 3,
+    undefined, 20_000);
+  await page.click("#camera-watch"); // stop
+  console.log(`EYE view: ${JSON.stringify(on)}`);
+  assert.ok(on.eye);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("the task library views, validates (with the preview) and diffs a stored task", async () => {
   const { page } = await openConsole();
   await page.waitForSelector(`#library-stored li[data-task="${teleopTask}"]`, { timeout: 10_000 });

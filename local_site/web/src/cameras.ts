@@ -14,6 +14,7 @@
 // anaglyph: two views (two sockets, two decoders) composed on one canvas.
 import { el, stats, type Store } from "./store";
 import type { Session } from "./session";
+import type { Connection } from "./connection";
 import type { Pose, Quat, SceneCameraMsg, Vec3 } from "./protocol";
 import { ageShort } from "./readout_values";
 import { ARM_COLOR } from "./scene";
@@ -82,6 +83,10 @@ export interface VideoStats {
   stereo: { mode: StereoMode; left: StreamStats; right: StreamStats } | null;
   /** The views (sockets and decoders) open now: 0 stopped, 1, or 2 for a stereo pair. */
   streams: number;
+  /** The view on screen sets camera mode's EYE frame (/video eye=1). */
+  eye: boolean;
+  /** The pan-tilt head's aim this page last asked for on the active site, and its refusal. */
+  aim: { pan_deg: number; tilt_deg: number; lastError: string };
 }
 
 /** What a frame's header says besides its bytes. */
@@ -174,6 +179,8 @@ interface StreamHooks {
  */
 class CameraStream {
   readonly counts: StreamStats;
+  /** This view sets camera mode's EYE frame (opened with eye=1). */
+  eye = false;
   /** Capture-to-drawn ages [ms] of the last 300 frames drawn whose capture time is known. */
   readonly ages: number[] = [];
   /** The newest capture time drawn [ms since the epoch], 0 none known. */
@@ -342,7 +349,12 @@ interface View {
   shown: FrameMeta | null;
 }
 
-export function mountCameras(root: HTMLElement, store: Store, session: Session): void {
+/** The pan-tilt head's range [deg] (AimCamera) and a press's step. */
+const MAX_PAN = 90;
+const MAX_TILT = 45;
+const AIM_STEP = 10;
+
+export function mountCameras(root: HTMLElement, store: Store, session: Session, conn: Connection): void {
   let view: View | null = null;
   /** The view last started, playing or not: what the counts are of. */
   let last: View | null = null;
@@ -374,6 +386,8 @@ export function mountCameras(root: HTMLElement, store: Store, session: Session):
         ? { mode: last.mode, left: last.streams[0].counts, right: last.streams[1].counts } : null;
     },
     get streams() { return view ? view.streams.length : 0; },
+    get eye() { return view?.primary.eye ?? false; },
+    aim: { pan_deg: 0, tilt_deg: 0, lastError: "" },
   };
   (stats as typeof stats & { video: VideoStats }).video = video;
 
@@ -387,6 +401,18 @@ export function mountCameras(root: HTMLElement, store: Store, session: Session):
   const overlayLabel = el("label", {
     title: "the arm the ground predicts (ghost) and the arm as last reported (outline), drawn over the delayed picture through the camera's pose",
   }, overlayBox, " predicted arm");
+  const eyeBox = el("input", { type: "checkbox", id: "camera-eye" });
+  const eyeLabel = el("label", {
+    title: "camera-mode teleoperation moves the arm as seen through this camera (the site sets the task's EYE frame from it; it switches cameras only while the hand is not driving)",
+  }, eyeBox, " EYE for camera mode");
+  // The pan-tilt head of the stereo pair: 10° a press, absolute aims kept per site.
+  const aimBtn = (id: string, text: string, title: string) => el("button", { id, text, title });
+  const panLeft = aimBtn("camera-pan-left", "◀", "pan the head 10° to the left");
+  const panRight = aimBtn("camera-pan-right", "▶", "pan the head 10° to the right");
+  const tiltUp = aimBtn("camera-tilt-up", "▲", "tilt the head 10° up");
+  const tiltDown = aimBtn("camera-tilt-down", "▼", "tilt the head 10° down");
+  const aimCentre = aimBtn("camera-aim-centre", "centre", "aim the head as it started");
+  const aimRow = el("div", { id: "camera-aim" }, "head ", panLeft, panRight, tiltUp, tiltDown, " ", aimCentre);
   const canvas = el("canvas", { id: "camera-canvas", width: "640", height: "480" });
   canvas.style.width = "100%";
   canvas.style.display = "block";
@@ -398,7 +424,8 @@ export function mountCameras(root: HTMLElement, store: Store, session: Session):
   stack.style.display = "none";
   const status = el("div", { class: "dim", id: "camera-status", text: "" });
   root.append(el("h2", { text: "cameras" }),
-    el("div", {}, select, " ", stereoSel, " ", watchBtn, " ", overlayLabel), stack, status);
+    el("div", {}, select, " ", stereoSel, " ", watchBtn, " ", overlayLabel, " ", eyeLabel), aimRow,
+    stack, status);
   const g = canvas.getContext("2d");
   const og = overlay.getContext("2d");
 
@@ -416,6 +443,7 @@ export function mountCameras(root: HTMLElement, store: Store, session: Session):
       select.replaceChildren(...names.map((n) => el("option", { value: n, text: n })));
     }
     stereoSel.hidden = !partnerOf(select.value);
+    aimRow.hidden = cameras().find((c) => c.name === select.value)?.mount !== "camera_mount";
     watchBtn.disabled = names.length === 0 && !view;
     if (!view) status.textContent = names.length === 0 ? "the site reports no cameras" : ended;
   };
@@ -478,8 +506,18 @@ export function mountCameras(root: HTMLElement, store: Store, session: Session):
     }
     ended = "";
     const hooks: StreamHooks = { described, frame: onFrame, failed: (why) => stop(why) };
-    const streams = names.map((name) => kept.get(name) ??
-      new CameraStream(name, session.socketUrl("/video", { site, camera: name }), hooks));
+    // The EYE is the watched camera's, of a pair the left one's (both are oriented alike).
+    const eyeOf = (name: string) => eyeBox.checked && name === names[0];
+    const streams = names.map((name) => {
+      const old = kept.get(name);
+      if (old && old.eye === eyeOf(name)) return old;
+      old?.close();
+      const query: Record<string, string> = { site, camera: name };
+      if (eyeOf(name)) query.eye = "1";
+      const stream = new CameraStream(name, session.socketUrl("/video", query), hooks);
+      stream.eye = eyeOf(name);
+      return stream;
+    });
     const primary = streams[0];
     const scene = cameras().find((c) => c.name === primary.camera);
     const v: View = {
@@ -659,6 +697,29 @@ export function mountCameras(root: HTMLElement, store: Store, session: Session):
     if (view && select.value) start(select.value, stereoSel.value as StereoMode);
   };
   stereoSel.addEventListener("change", restart);
+  eyeBox.addEventListener("change", restart);
+
+  const aims = new Map<string, { pan: number; tilt: number }>();
+  const aim = (dPan: number, dTilt: number, centre = false) => {
+    const site = store.activeSite;
+    const camera = select.value;
+    const was = aims.get(site) ?? { pan: 0, tilt: 0 };
+    const clamp = (v: number, most: number) => Math.max(-most, Math.min(most, v));
+    const next = centre ? { pan: 0, tilt: 0 }
+      : { pan: clamp(was.pan + dPan, MAX_PAN), tilt: clamp(was.tilt + dTilt, MAX_TILT) };
+    aims.set(site, next);
+    Object.assign(video.aim, { pan_deg: next.pan, tilt_deg: next.tilt, lastError: "" });
+    conn.request({ type: "aim", site, camera, pan_deg: next.pan, tilt_deg: next.tilt }).catch((e: Error) => {
+      aims.set(site, was);
+      Object.assign(video.aim, { pan_deg: was.pan, tilt_deg: was.tilt, lastError: e.message });
+      status.textContent = `aim refused: ${e.message}`;
+    });
+  };
+  panLeft.addEventListener("click", () => aim(AIM_STEP, 0));
+  panRight.addEventListener("click", () => aim(-AIM_STEP, 0));
+  tiltUp.addEventListener("click", () => aim(0, AIM_STEP));
+  tiltDown.addEventListener("click", () => aim(0, -AIM_STEP));
+  aimCentre.addEventListener("click", () => aim(0, 0, true));
   watchBtn.addEventListener("click", () => {
     if (view) stop("stopped");
     else if (select.value) start(select.value, stereoSel.value as StereoMode);
@@ -679,7 +740,8 @@ export function mountCameras(root: HTMLElement, store: Store, session: Session):
       ? `${v.primary.camera}: ${v.primary.counts.fps} fps · frame on screen ${age}`
       : `${v.streams.map((s) => s.camera).join(" + ")} (${v.mode === "anaglyph" ? "anaglyph" : "side by side"}): ` +
         `${v.streams.map((s) => s.counts.fps).join(" + ")} fps · frames on screen ${age}`;
-    status.textContent = what + (lost > 0 ? ` · ${lost} lost` : "");
+    status.textContent = what + (lost > 0 ? ` · ${lost} lost` : "") +
+      (v.primary.eye ? " · EYE for camera mode" : "");
   }, 500);
   refresh();
 }

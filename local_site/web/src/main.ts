@@ -54,7 +54,7 @@ mountLogin(session, () => conn.start());
 mountHeader(byId("header"), conn, store, session);
 mountSites(byId("sites"), conn, store);
 mountTeleop(byId("teleop"), conn, store);
-mountCameras(byId("cameras"), store, session);
+mountCameras(byId("cameras"), store, session, conn);
 mountScene(byId("scene"), store);
 mountRun(byId("run"), conn, store);
 mountReadouts(byId("readouts"), store);
