@@ -382,80 +382,123 @@ test("the stereo pair plays side by side and as an anaglyph", async () => {
   await page.close();
 });
 
-test("the pan-tilt head turns the stereo pair and the frames' pose follows", async () => {
+test("the pan-tilt mount turns the stereo pair and the frames' pose follows", async () => {
   const { page, errors } = await openConsole();
   await page.waitForFunction(() => document.querySelectorAll("#camera-choice option").length > 0,
     { timeout: 10_000 });
+  // Aiming the head needs the site's lease: this ground's person holds left's (its
+  // teleoperation stream keeps it), or takes it here.
+  await takeControl(page, "left");
   await page.select("#camera-choice", "overview");
   const hiddenForFixed = await page.$eval("#camera-aim", (e) => e.hidden);
   await page.select("#camera-choice", "stereo_left");
   const shownForHead = await page.$eval("#camera-aim", (e) => !e.hidden);
   await page.select("#camera-stereo", "single");
   await page.click("#camera-watch");
-  await waitFor(page, () => !!window.__tetherStats.video.pose && window.__tetherStats.video.drawn >= 3,
-    undefined, 20_000);
+  await waitFor(page, () => window.__tetherStats.video.streams === 0 ||
+    (!!window.__tetherStats.video.pose && window.__tetherStats.video.drawn >= 3), undefined, 20_000);
+  const playing = async (what) => {
+    const st = await page.evaluate(() => ({
+      streams: window.__tetherStats.video.streams, status: document.querySelector("#camera-status").textContent,
+    }));
+    assert.equal(st.streams, 1, `the view of stereo_left ended ${what}: "${st.status}"`);
+  };
+  await playing("before the head turned");
   const quat = () => page.evaluate(() => window.__tetherStats.video.pose.quat);
-  // The rotation between two orientations [deg] and its axis' z share.
+  // The rotation from orientation a to b (both of C in BASE): q = b · a⁻¹, its angle [deg]
+  // and its axis in BASE (of the shorter way round).
   const turn = (a, b) => {
     const [aw, ax, ay, az] = a;
     const [bw, bx, by, bz] = b;
-    // q = b · a⁻¹
-    const w = bw * aw + bx * ax + by * ay + bz * az;
-    const x = -bw * ax + bx * aw - by * az + bz * ay;
-    const y = -bw * ay + bx * az + by * aw - bz * ax;
-    const z = -bw * az - bx * ay + by * ax + bz * aw;
+    let w = bw * aw + bx * ax + by * ay + bz * az;
+    let x = -bw * ax + bx * aw - by * az + bz * ay;
+    let y = -bw * ay + bx * az + by * aw - bz * ax;
+    let z = -bw * az - bx * ay + by * ax + bz * aw;
+    if (w < 0) [w, x, y, z] = [-w, -x, -y, -z];
     const v = Math.hypot(x, y, z);
-    return { deg: (2 * Math.atan2(v, Math.abs(w)) * 180) / Math.PI, zShare: v > 0 ? Math.abs(z) / v : 0 };
+    return {
+      deg: (2 * Math.atan2(v, w) * 180) / Math.PI,
+      axis: v > 0 ? [x / v, y / v, z / v] : [0, 0, 0],
+    };
   };
   const start = await quat();
   await page.click("#camera-pan-left");
   await page.click("#camera-pan-left");
-  await sleep(1500);  // 20° at 60°/s, and frames after
+  await sleep(1500); // 20° at 60°/s, and frames after
+  await playing("while the head turned");
   const panned = await quat();
   const aim = await page.evaluate(() => ({ ...window.__tetherStats.video.aim }));
+  const statusPanned = await page.$eval("#camera-status", (e) => e.textContent);
   await page.click("#camera-aim-centre");
   await sleep(1500);
+  await playing("while the head turned back");
   const back = await quat();
-  const status = await page.$eval("#camera-status", (e) => e.textContent);
+  const centred = await page.evaluate(() => ({ ...window.__tetherStats.video.aim }));
   await page.click("#camera-watch"); // stop
   const t1 = turn(start, panned);
   const t2 = turn(start, back);
-  console.log(`pan-tilt head: 2 presses of pan left turned the frames' pose ${t1.deg.toFixed(1)}° ` +
-    `(axis z share ${t1.zShare.toFixed(3)}), centre left it ${t2.deg.toFixed(1)}° off; aim ${JSON.stringify(aim)}`);
+  console.log(`pan-tilt mount: 2 presses of pan left turned the frames' pose ${t1.deg.toFixed(2)}° about ` +
+    `${JSON.stringify(t1.axis.map((c) => +c.toFixed(4)))} (BASE); centre left it ${t2.deg.toFixed(2)}° off; ` +
+    `aim ${JSON.stringify(aim)}, then ${JSON.stringify(centred)}; status "${statusPanned}"`);
   assert.ok(hiddenForFixed, "the head's controls are offered for a fixed camera");
   assert.ok(shownForHead, "the head's controls are not offered for the stereo pair");
-  assert.equal(aim.lastError, "", `the aim was refused: ${aim.lastError} (${status})`);
+  assert.equal(aim.lastError, "", `the aim was refused: ${aim.lastError}`);
   assert.deepEqual([aim.pan_deg, aim.tilt_deg], [20, 0]);
   assert.ok(Math.abs(t1.deg - 20) <= 2, `turned ${t1.deg}°, not 20°`);
-  assert.ok(t1.zShare > 0.99, `not about the vertical: ${t1.zShare}`);
+  assert.ok(Math.abs(t1.axis[2]) > 0.99, `not about BASE z: axis ${t1.axis}`);
+  assert.ok(t1.axis[2] > 0, `pan left turned clockwise seen from above: axis ${t1.axis}`);
+  assert.equal(centred.lastError, "", `centre was refused: ${centred.lastError}`);
+  assert.deepEqual([centred.pan_deg, centred.tilt_deg], [0, 0]);
   assert.ok(t2.deg <= 2, `centre left the head ${t2.deg}° off`);
-  assert.deepEqual(errors, []);
+  assert.deepEqual(errors.filter((e) => !/GL Driver Message/.test(e)), []);
   await page.close();
 });
 
-test("a camera view can set camera mode's EYE frame", async () => {
+test("a view can set camera mode's EYE frame", async () => {
   const { page, errors } = await openConsole();
   await page.waitForFunction(() => document.querySelectorAll("#camera-choice option").length > 0,
     { timeout: 10_000 });
+  await takeControl(page, "left"); // an EYE view is the lease holder's
+  const eyeOff = await page.$eval("#camera-eye", (e) => !e.checked);
   await page.select("#camera-choice", "overview");
   await page.click("#camera-watch");
-  await waitFor(page, () => window.__tetherStats.video.drawn >= 3, undefined, 20_000);
-  await page.click("#camera-eye");
-  // The view reopens as the EYE: frames again, and the status says so.
-  await waitFor(page, () => window.__tetherStats.video.eye && window.__tetherStats.video.streams === 1 &&
-    window.__tetherStats.video.drawn >= 3 && /EYE for camera mode/.test(document.querySelector("#camera-status").textContent),
-  undefined, 20_000);
-  const on = await page.evaluate(() => ({
-    eye: window.__tetherStats.video.eye, drawn: window.__tetherStats.video.drawn,
-    status: document.querySelector("#camera-status").textContent,
-  }));
-  await page.click("#camera-eye");
-  await waitFor(page, () => !window.__tetherStats.video.eye && window.__tetherStats.video.drawn >= 3,
+  await waitFor(page, () => window.__tetherStats.video.streams === 0 || window.__tetherStats.video.drawn >= 3,
     undefined, 20_000);
+  const state = () => page.evaluate(() => ({
+    eye: window.__tetherStats.video.eye, streams: window.__tetherStats.video.streams,
+    camera: window.__tetherStats.video.camera, drawn: window.__tetherStats.video.drawn,
+    lastError: window.__tetherStats.video.lastError, status: document.querySelector("#camera-status").textContent,
+  }));
+  const before = await state();
+  // Checked: the view reopens with eye=1 (its counts start again) and draws frames, or ends
+  // (camera_end: the status says why).
+  await page.click("#camera-eye");
+  await waitFor(page, () => window.__tetherStats.video.streams === 0 ||
+    (window.__tetherStats.video.eye && window.__tetherStats.video.drawn >= 3 &&
+      /EYE for camera mode/.test(document.querySelector("#camera-status").textContent)), undefined, 20_000);
+  await sleep(1000); // a refusal would end the view by now
+  const on = await state();
+  // Unchecked: reopened without.
+  await page.click("#camera-eye");
+  await waitFor(page, () => window.__tetherStats.video.streams === 0 ||
+    (!window.__tetherStats.video.eye && window.__tetherStats.video.drawn >= 3 &&
+      !/EYE for camera mode/.test(document.querySelector("#camera-status").textContent)), undefined, 20_000);
+  const off = await state();
   await page.click("#camera-watch"); // stop
-  console.log(`EYE view: ${JSON.stringify(on)}`);
-  assert.ok(on.eye);
-  assert.deepEqual(errors, []);
+  console.log(`EYE view: before ${JSON.stringify(before)}; checked ${JSON.stringify(on)}; unchecked ${JSON.stringify(off)}`);
+  assert.ok(eyeOff, "the EYE box is checked by default");
+  assert.equal(before.streams, 1, `the view of overview ended: "${before.status}"`);
+  assert.ok(!before.eye && !/EYE/.test(before.status), `a view is the EYE unasked: "${before.status}"`);
+  assert.equal(on.streams, 1, `the EYE view of overview ended: "${on.status}"`);
+  assert.ok(on.eye, "the view did not reopen with eye");
+  assert.equal(on.camera, "overview");
+  assert.ok(on.drawn >= 3, `${on.drawn} frames drawn after the view reopened as the EYE`);
+  assert.doesNotMatch(on.status, /ended/);
+  assert.match(on.status, /overview: \d+ fps .* · EYE for camera mode/);
+  assert.equal(on.lastError, "");
+  assert.equal(off.streams, 1, `the view of overview ended when it stopped being the EYE: "${off.status}"`);
+  assert.ok(!off.eye);
+  assert.deepEqual(errors.filter((e) => !/GL Driver Message/.test(e)), []);
   await page.close();
 });
 

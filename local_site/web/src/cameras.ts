@@ -12,6 +12,11 @@
 //
 // A camera of a stereo pair is also shown with its partner, side by side or as a red-cyan
 // anaglyph: two views (two sockets, two decoders) composed on one canvas.
+//
+// A view can be camera mode's EYE (/video eye=1, the lease holder's): while it plays, the site
+// sets the running task's EYE frame from the camera's pose, so camera-mode increments move the
+// arm as seen in the picture. The stereo pair's pan-tilt head is aimed from here (the aim
+// request on the control socket).
 import { el, stats, type Store } from "./store";
 import type { Session } from "./session";
 import type { Connection } from "./connection";
@@ -412,7 +417,9 @@ export function mountCameras(root: HTMLElement, store: Store, session: Session, 
   const tiltUp = aimBtn("camera-tilt-up", "▲", "tilt the head 10° up");
   const tiltDown = aimBtn("camera-tilt-down", "▼", "tilt the head 10° down");
   const aimCentre = aimBtn("camera-aim-centre", "centre", "aim the head as it started");
-  const aimRow = el("div", { id: "camera-aim" }, "head ", panLeft, panRight, tiltUp, tiltDown, " ", aimCentre);
+  const aimValue = el("span", { class: "dim", id: "camera-aim-value", title: "the aim this page last asked for, from the head's initial aim (pan + left, tilt + up)" });
+  const aimRow = el("div", { id: "camera-aim" }, "pan-tilt head ", panLeft, panRight, tiltUp, tiltDown, " ", aimCentre,
+    " ", aimValue);
   const canvas = el("canvas", { id: "camera-canvas", width: "640", height: "480" });
   canvas.style.width = "100%";
   canvas.style.display = "block";
@@ -445,7 +452,7 @@ export function mountCameras(root: HTMLElement, store: Store, session: Session, 
     stereoSel.hidden = !partnerOf(select.value);
     aimRow.hidden = cameras().find((c) => c.name === select.value)?.mount !== "camera_mount";
     watchBtn.disabled = names.length === 0 && !view;
-    if (!view) status.textContent = names.length === 0 ? "the site reports no cameras" : ended;
+    if (!view) showStopped();
   };
   store.on("site", refresh);
   store.on("active", () => {
@@ -697,40 +704,114 @@ export function mountCameras(root: HTMLElement, store: Store, session: Session, 
     if (view && select.value) start(select.value, stereoSel.value as StereoMode);
   };
   stereoSel.addEventListener("change", restart);
-  eyeBox.addEventListener("change", restart);
+  // The EYE box reopens the view on screen (its camera and mode, whatever is selected now):
+  // the primary stream with or without eye=1, its partner's kept.
+  eyeBox.addEventListener("change", () => {
+    if (view) start(view.primary.camera, view.mode);
+  });
 
-  const aims = new Map<string, { pan: number; tilt: number }>();
+  // The pan-tilt head: the page's target (pan, tilt) per site, moved a step a press within
+  // the head's range and sent as an absolute aim. One aim of a site is in flight at a time
+  // (the ground runs calls on two threads, which could reorder two aims); presses meanwhile
+  // move the target, which is sent when the reply is in. A refusal puts the target back to
+  // what the site last accepted (unless pressed again meanwhile) and stays in the status line
+  // until an aim is accepted.
+  interface Aim {
+    pan: number;
+    tilt: number;
+    accepted: { pan: number; tilt: number };
+    camera: string;
+    inFlight: boolean;
+    again: boolean;
+    error: string;
+  }
+  const aims = new Map<string, Aim>();
+  const aimOf = (site: string): Aim => {
+    let a = aims.get(site);
+    if (!a) {
+      a = { pan: 0, tilt: 0, accepted: { pan: 0, tilt: 0 }, camera: "", inFlight: false, again: false, error: "" };
+      aims.set(site, a);
+    }
+    return a;
+  };
+  function showAim(): void {
+    const a = aimOf(store.activeSite);
+    Object.assign(video.aim, { pan_deg: a.pan, tilt_deg: a.tilt, lastError: a.error });
+    aimValue.textContent = `pan ${a.pan}° tilt ${a.tilt}°`;
+    if (!view) showStopped();
+  }
+  const sendAim = (site: string) => {
+    const a = aimOf(site);
+    if (a.inFlight) {
+      a.again = true;
+      return;
+    }
+    const want = { pan: a.pan, tilt: a.tilt };
+    a.inFlight = true;
+    conn.request({ type: "aim", site, camera: a.camera, pan_deg: want.pan, tilt_deg: want.tilt }).then(
+      (r) => {
+        a.accepted = { pan: Number(r.pan_deg ?? want.pan), tilt: Number(r.tilt_deg ?? want.tilt) };
+        a.error = "";
+      },
+      (e: Error) => {
+        a.error = e.message;
+        if (!a.again) {
+          a.pan = a.accepted.pan;
+          a.tilt = a.accepted.tilt;
+        }
+      },
+    ).finally(() => {
+      a.inFlight = false;
+      if (a.again) {
+        a.again = false;
+        sendAim(site);
+      }
+      if (site === store.activeSite) {
+        showAim();
+        if (a.error) status.textContent = statusLine();
+      }
+    });
+  };
   const aim = (dPan: number, dTilt: number, centre = false) => {
     const site = store.activeSite;
-    const camera = select.value;
-    const was = aims.get(site) ?? { pan: 0, tilt: 0 };
+    const a = aimOf(site);
     const clamp = (v: number, most: number) => Math.max(-most, Math.min(most, v));
-    const next = centre ? { pan: 0, tilt: 0 }
-      : { pan: clamp(was.pan + dPan, MAX_PAN), tilt: clamp(was.tilt + dTilt, MAX_TILT) };
-    aims.set(site, next);
-    Object.assign(video.aim, { pan_deg: next.pan, tilt_deg: next.tilt, lastError: "" });
-    conn.request({ type: "aim", site, camera, pan_deg: next.pan, tilt_deg: next.tilt }).catch((e: Error) => {
-      aims.set(site, was);
-      Object.assign(video.aim, { pan_deg: was.pan, tilt_deg: was.tilt, lastError: e.message });
-      status.textContent = `aim refused: ${e.message}`;
-    });
+    a.pan = centre ? 0 : clamp(a.pan + dPan, MAX_PAN);
+    a.tilt = centre ? 0 : clamp(a.tilt + dTilt, MAX_TILT);
+    a.camera = select.value;
+    showAim();
+    sendAim(site);
   };
   panLeft.addEventListener("click", () => aim(AIM_STEP, 0));
   panRight.addEventListener("click", () => aim(-AIM_STEP, 0));
   tiltUp.addEventListener("click", () => aim(0, AIM_STEP));
   tiltDown.addEventListener("click", () => aim(0, -AIM_STEP));
   aimCentre.addEventListener("click", () => aim(0, 0, true));
+  store.on("active", showAim);
+  /** The active site's last aim refusal, for the status line; empty when none. */
+  const aimNote = () => {
+    const e = aimOf(store.activeSite).error;
+    return e ? `aim refused: ${e}` : "";
+  };
+  /** The status line without a view: why the last one ended, and a refused aim. */
+  function showStopped(): void {
+    const why = cameras().length === 0 ? "the site reports no cameras" : ended;
+    status.textContent = [why, aimNote()].filter((x) => x).join(" · ");
+  }
   watchBtn.addEventListener("click", () => {
     if (view) stop("stopped");
     else if (select.value) start(select.value, stereoSel.value as StereoMode);
   });
 
-  setInterval(() => {
-    const now = Date.now();
+  /** The status line of the view playing: rates, the age of the picture, losses, whether it
+   *  is the EYE, and a refused aim. */
+  function statusLine(now = Date.now()): string {
     const v = view;
-    if (!v) return;
-    for (const s of v.streams) s.tick(now);
-    if (!v.streams.every((s) => s.open)) return;
+    if (!v) return status.textContent ?? "";
+    if (!v.streams.every((s) => s.open)) {
+      const note = aimNote();
+      return `opening ${v.streams.map((s) => s.camera).join(" and ")}…${note ? ` · ${note}` : ""}`;
+    }
     // The age of the picture: of a pair, of its older side.
     const captures = v.streams.map((s) => s.lastCapture);
     const oldest = Math.min(...captures);
@@ -740,8 +821,16 @@ export function mountCameras(root: HTMLElement, store: Store, session: Session, 
       ? `${v.primary.camera}: ${v.primary.counts.fps} fps · frame on screen ${age}`
       : `${v.streams.map((s) => s.camera).join(" + ")} (${v.mode === "anaglyph" ? "anaglyph" : "side by side"}): ` +
         `${v.streams.map((s) => s.counts.fps).join(" + ")} fps · frames on screen ${age}`;
-    status.textContent = what + (lost > 0 ? ` · ${lost} lost` : "") +
-      (v.primary.eye ? " · EYE for camera mode" : "");
+    return [what, lost > 0 ? `${lost} lost` : "", v.primary.eye ? "EYE for camera mode" : "", aimNote()]
+      .filter((x) => x).join(" · ");
+  }
+  setInterval(() => {
+    const now = Date.now();
+    const v = view;
+    if (!v) return;
+    for (const s of v.streams) s.tick(now);
+    status.textContent = statusLine(now);
   }, 500);
   refresh();
+  showAim();
 }
