@@ -95,10 +95,6 @@ for n in $(seq "$runs"); do
   done
 done
 
-median() {
-  for f in "$work/$1".*.all; do field "$f" "$2"; done | sort -g |
-    awk -v m=$(( (runs + 1) / 2 )) 'NR == m { print }'
-}
 echo "recording cost: ${seconds} s door sessions at 1 kHz on loopback with mutual TLS;"
 echo "no recording against the black box and the ground's --record, $runs runs of each"
 echo

@@ -126,10 +126,6 @@ for n in $(seq "$runs"); do
   done
 done
 
-median() {
-  for f in "$work/$1".*.all; do field "$f" "$2"; done | sort -g |
-    awk -v m=$(( (runs + 1) / 2 )) 'NR == m { print }'
-}
 echo "video cost: ${seconds} s door sessions at 1 kHz on loopback with mutual TLS;"
 echo "no camera against the overview camera watched (640x480, 15 Hz, VP9), $runs runs of each"
 echo

@@ -119,11 +119,6 @@ for n in $(seq "$runs"); do
   done
 done
 
-# The median over the runs of MODE of figure KEY.
-median() {
-  for f in "$work/$1".*.all; do field "$f" "$2"; done | sort -g |
-    awk -v m=$(( (runs + 1) / 2 )) 'NR == m { print }'
-}
 
 status=0
 echo "web load: ${seconds} s at 1 kHz on loopback with mutual TLS, the console on the ground;"

@@ -19,3 +19,9 @@ loop_figures() {
   sed -n 's/.*control loop: \([0-9]*\) cycles, \([0-9]*\) overruns, period jitter p99 \([0-9.]*\) us.*/life_cycles \1\nlife_overruns \2\njitter_p99_us \3/p' \
     "$1.remote"
 }
+# The median over the runs of kind KIND (files $work/KIND.*.all, $runs of them) of figure KEY:
+# the alternating load benchmarks compare kinds by it. Reads $work and $runs.
+median() {
+  for f in "$work/$1".*.all; do field "$f" "$2"; done | sort -g |
+    awk -v m=$(( (runs + 1) / 2 )) 'NR == m { print }'
+}
