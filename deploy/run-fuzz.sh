@@ -14,7 +14,7 @@ seconds=${1:-30}
 shift $(( $# > 0 ? 1 : 0 ))
 all=(task_file_fuzz set_parameter_fuzz arm_link_fuzz hand_script_fuzz teleop_increment_fuzz
      roles_file_fuzz link_script_fuzz arm_yaml_fuzz web_users_fuzz site_messages_fuzz
-     teleop_datagram_fuzz mcap_reader_fuzz video_datagram_fuzz)
+     teleop_datagram_fuzz mcap_reader_fuzz video_datagram_fuzz camera_link_fuzz)
 targets=("${@:-${all[@]}}")
 
 bash deploy/install-deps.sh >/dev/null

@@ -16,7 +16,9 @@
 #include "tether/common/units.h"
 #include "tether/proto/convert.h"
 #include "tether/proto/task_io.h"
+#include "tether/remote/arm_link/protocol.h"
 #include "tether/remote/arm_link/udp_arm.h"
+#include "tether/remote/camera_link/network_cameras.h"
 #include "tether/remote/loop/task_runner.h"
 #include "tether/remote/report/plot.h"
 #include "tether/remote/server/remote_site_server.h"
@@ -81,6 +83,7 @@ int main(int argc, char** argv) {
   const std::string serve_group = "serve mode";
   const std::string task_group = "task mode";
   std::string serve_address, site = "remote", task_dir, port_file, arm_link_spec, arm_link_key;
+  std::string arm_cameras_spec;
   double lease_timeout = 5.0;
   int datagram_port = 0;
   double link_timeout = 0.01;
@@ -136,6 +139,19 @@ int main(int argc, char** argv) {
           ->needs(arm_link_option)
           ->group(serve_group);
   arm_link_option->needs(arm_link_key_option);
+  app.add_option("--arm-cameras", arm_cameras_spec,
+                 "take the scene and its cameras from the camera server beside the arm\n"
+                 "(tether-simarm --camera-port), authenticated with --arm-link-key; without\n"
+                 "it a site on --arm-link reports no scene and no cameras")
+      ->option_text("tcp:HOST:PORT")
+      ->check(cli::ParsedBy([](const std::string& spec) {
+        if (spec.rfind("tcp:", 0) != 0) {
+          throw std::invalid_argument("'" + spec + "': expected tcp:HOST:PORT");
+        }
+        cli::parse_address(spec.substr(4));
+      }))
+      ->needs(arm_link_option)
+      ->group(serve_group);
   const std::string security_group = "security (serve mode)";
   cli::TlsFiles tls;
   std::string roles, audit;
@@ -273,6 +289,7 @@ int main(int argc, char** argv) {
     const ArmModel arm_model = arm_choice.load();
     if (!serve_address.empty()) {
       std::unique_ptr<ArmInterface> arm;
+      std::unique_ptr<camera_link::NetworkCameras> network_cameras;
       ServerOptions options;
       if (arm_link_spec.empty()) {
         SimulationOptions sim_options;
@@ -294,6 +311,19 @@ int main(int argc, char** argv) {
         udp.key_file = arm_link_key;
         arm = std::make_unique<UdpArm>(arm_model, udp);
         options.arm_link = "UDP joint-servo link " + arm_link_spec.substr(4);
+        if (!arm_cameras_spec.empty()) {
+          const cli::Address at = cli::parse_address(arm_cameras_spec.substr(4));
+          camera_link::NetworkCamerasOptions camera_options;
+          camera_options.host = at.host;
+          camera_options.port = at.port;
+          camera_options.key_file = arm_link_key;
+          camera_options.arm_model = arm_link::arm_model_id(arm_model);
+          network_cameras = std::make_unique<camera_link::NetworkCameras>(camera_options);
+          options.scene = network_cameras->scene();
+          options.cameras = network_cameras.get();
+          spdlog::info("cameras of scene '{}' from {}: {}", network_cameras->scene().name,
+                       arm_cameras_spec.substr(4), network_cameras->cameras().size());
+        }
       }
       options.address = serve_address;
       options.site_name = site;

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -15,6 +16,7 @@
 #include "tether/cli/options.h"
 #include "tether/remote/arm_link/protocol.h"
 #include "tether/remote/arm_link/simarm_server.h"
+#include "tether/remote/camera_link/camera_link_server.h"
 #include "tether/remote/sim/simulated_arm.h"
 
 namespace {
@@ -54,7 +56,8 @@ int main(int argc, char** argv) {
       "for COMMAND datagrams (arm-link protocol, see remote_site/README.md) and sends a STATE to\n"
       "the controller every servo period. Without commands it holds its position. Packets are\n"
       "authenticated with the site's shared secret (--key, the file tether-remote reads with\n"
-      "--arm-link-key).");
+      "--arm-link-key). Its cameras, rendered when watched, are served on a TCP port of their\n"
+      "own (--camera-port), as an IP camera's, to tether-remote --arm-cameras.");
   cli::configure(
       app, {"tether-simarm",
             {"tether-simarm [options]"},
@@ -87,6 +90,12 @@ int main(int argc, char** argv) {
                  "head -c 32 /dev/urandom > FILE")
       ->option_text("FILE")
       ->check(cli::NonEmpty());
+  int camera_port = -2;  // -2: the arm link's port number, on TCP
+  app.add_option("--camera-port", camera_port,
+                 "TCP port the scene's cameras are served on, to tether-remote --arm-cameras\n"
+                 "(default: --port's number; 0: any free port; -1: no cameras)")
+      ->option_text("N")
+      ->check(CLI::Range(-1, 65535));
   double duration = 0.0;
   app.add_option("--duration", duration,
                  "stop after T of wall-clock time, e.g. 10s (default: run until SIGINT or\n"
@@ -108,6 +117,18 @@ int main(int argc, char** argv) {
     sim_options.initial_position = default_initial_position(scene, arm_model);
     SimulatedArm arm(arm_model, sim_options);
     SimArmServer server(arm, server_options);
+    const SceneDescription scene_description = arm.scene_description();
+    std::unique_ptr<camera_link::CameraLinkServer> cameras;
+    if (camera_port != -1) {
+      camera_link::CameraLinkServerOptions camera_options;
+      camera_options.bind_address = server_options.bind_address;
+      camera_options.port =
+          static_cast<std::uint16_t>(camera_port == -2 ? server.port() : camera_port);
+      camera_options.key_file = server_options.key_file;
+      camera_options.arm_model = server.arm_model_id();
+      cameras =
+          std::make_unique<camera_link::CameraLinkServer>(arm, scene_description, camera_options);
+    }
 
     struct sigaction action {};
     action.sa_handler = on_signal;
@@ -121,6 +142,11 @@ int main(int argc, char** argv) {
         arm_model.name, server.arm_model_id(), scene_name, server_options.bind_address,
         server.port(), server_options.period * 1e3, server_options.command_timeout * 1e3,
         arm_link::kProtocolVersion, server_options.key_file);
+    if (cameras) {
+      spdlog::info("tether-simarm: {} camera(s) served on TCP {}:{}", arm.cameras().size(),
+                   server_options.bind_address, cameras->port());
+      cameras->start();
+    }
     server.start();
     const auto start = std::chrono::steady_clock::now();
     SimArmServerStatistics last;
@@ -156,10 +182,22 @@ int main(int argc, char** argv) {
         break;
       }
     }
+    if (cameras) cameras->stop();
     server.stop();
     if (g_stop.load()) spdlog::info("tether-simarm: stopping on signal");
     const SimArmServerStatistics s = server.statistics();
     print_statistics(s);
+    if (cameras) {
+      const camera_link::CameraLinkServerStatistics c = cameras->statistics();
+      std::printf(
+          "  camera link       %llu connections (%llu refused), %llu images sent, %llu "
+          "dropped for slow sites, %llu aims\n",
+          static_cast<unsigned long long>(c.connections),
+          static_cast<unsigned long long>(c.refused),
+          static_cast<unsigned long long>(c.images_sent),
+          static_cast<unsigned long long>(c.images_dropped),
+          static_cast<unsigned long long>(c.aims));
+    }
     return s.arm_fault ? cli::kExitFailure : cli::kExitOk;
   } catch (const std::exception& e) {
     spdlog::error("tether-simarm: {}", e.what());

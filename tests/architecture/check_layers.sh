@@ -7,7 +7,7 @@ failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 # 1. Declared link closures.
-forbidden_for_core='grpc|protobuf|mujoco|spdlog|tether_proto|tether_sim|tether_remote|tether_arm_link|tether_tools'
+forbidden_for_core='grpc|protobuf|mujoco|spdlog|tether_proto|tether_sim|tether_remote|tether_arm_link|tether_camera_link|tether_tools'
 for layer in common cli control; do
   if bad=$(grep -Ei "$forbidden_for_core" "$links_dir/tether_$layer.links"); then
     fail "tether::$layer links $(echo "$bad" | tr '\n' ' ')"
@@ -29,7 +29,7 @@ for archive in "$control_archive" "$common_archive"; do
 done
 
 # 3. Includes in the core's sources and headers.
-if bad=$(grep -rnE '#include [<"](grpc|google/protobuf|mujoco|spdlog|tether/proto|tether/v1|tether/remote/(sim|server|arm_link|report|comparison)/)' \
+if bad=$(grep -rnE '#include [<"](grpc|google/protobuf|mujoco|spdlog|tether/proto|tether/v1|tether/remote/(sim|server|arm_link|camera_link|report|comparison)/)' \
     "$source_dir/common/include" "$source_dir/common/src" \
     "$source_dir/remote_site/control"); then
   fail "the core includes outside its layer:"$'\n'"$bad"

@@ -44,7 +44,7 @@ function(tether_link_closure target out)
 endfunction()
 
 set(architecture_dir ${CMAKE_CURRENT_BINARY_DIR}/architecture)
-foreach(layer common cli control sim arm_link remote tools local proto)
+foreach(layer common cli control sim arm_link camera_link remote tools local proto)
   tether_link_closure(tether_${layer} closure)
   list(JOIN closure "\n" closure_text)
   file(WRITE ${architecture_dir}/tether_${layer}.links "${closure_text}\n")

@@ -1,7 +1,9 @@
 // The console against a real remote site: starts `tether-remote --serve` on a free port
 // (door scene, real-time loop) and drives the `tether` binary through an operator's session.
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -11,6 +13,7 @@
 #include <iterator>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "child_process.h"
 #include "console_process.h"
@@ -36,13 +39,11 @@ std::string without_file(const std::string& path) {
 // comes from its --port-file. It is asked to end with SIGTERM, and killed after 5 s.
 class RemoteSiteProcess {
  public:
-  explicit RemoteSiteProcess(const std::string& scene = "door")
+  explicit RemoteSiteProcess(const std::string& scene = "door",
+                             const std::vector<std::string>& more = {})
       : log_(temp_dir() + "/tether-remote.log"),
         port_file_(without_file(temp_dir() + "/port")),
-        process_(TETHER_REMOTE_BIN,
-                 {"--serve", "127.0.0.1:0", "--scene", scene, "--site", "e2e", "--port-file",
-                  port_file_, "--config", TETHER_TEST_PKI "/sites/remote.conf"},
-                 log_) {}
+        process_(TETHER_REMOTE_BIN, arguments(scene, port_file_, more), log_) {}
 
   ~RemoteSiteProcess() {
     process_.signal(SIGTERM);
@@ -62,9 +63,31 @@ class RemoteSiteProcess {
   }
 
  private:
+  static std::vector<std::string> arguments(const std::string& scene, const std::string& port_file,
+                                            const std::vector<std::string>& more) {
+    std::vector<std::string> args = {
+        "--serve", "127.0.0.1:0", "--scene", scene,      "--site",
+        "e2e",     "--port-file", port_file, "--config", TETHER_TEST_PKI "/sites/remote.conf"};
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  }
+
   std::string log_, port_file_;
   ::tether::testing::ChildProcess process_;
 };
+
+// A port number free on loopback for TCP at the moment (the kernel's choice, released).
+int free_tcp_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  socklen_t length = sizeof address;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
 
 class ConsoleEndToEnd : public ::testing::Test {
  protected:
@@ -227,6 +250,54 @@ TEST_F(ConsoleEndToEnd, ACameraIsWatchedDecodedAndWrittenToAnIvfFile) {
                        "camera = 'nowhere': no such camera (there are: wrist, "
                        "overview, stereo_left, stereo_right)"))
       << r.output;
+}
+
+// The arm and its cameras in another process, as a site with real hardware has them:
+// tether-simarm serves the door scene's arm over the UDP arm link and its rendered cameras
+// on the TCP camera link beside it; the site reports that scene and its cameras, and an
+// operator watches and aims them as with the embedded simulation.
+TEST_F(ConsoleEndToEnd, TetherSimarmsCamerasAreWatchedAndAimedThroughTheSite) {
+  const std::string key = temp_dir() + "/arm-link.key";
+  std::ofstream(key) << "a camera link test secret of 32B";
+  const std::string port = std::to_string(free_tcp_port());
+  const std::string simarm_log = temp_dir() + "/tether-simarm.log";
+  // The camera port defaults to the arm link's port number.
+  ::tether::testing::ChildProcess simarm(
+      TETHER_SIMARM_BIN,
+      {"--scene", "door", "--port", port, "--command-timeout", "200ms", "--key", key}, simarm_log);
+  RemoteSiteProcess site(
+      "door", {"--arm-link", "udp:127.0.0.1:" + port, "--arm-link-key", key, "--link-timeout",
+               "200ms", "--arm-cameras", "tcp:127.0.0.1:" + port});
+  const std::string address = site.wait_for_address();
+  const auto simarm_output = [&] {
+    std::ifstream in(simarm_log);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  ASSERT_FALSE(address.empty()) << "tether-remote did not report its port:\n"
+                                << site.log() << "\ntether-simarm:\n"
+                                << simarm_output();
+  Result r = tether("--remote " + address + " status");
+  ASSERT_EQ(r.code, kExitOk) << r.output;
+  EXPECT_TRUE(contains(r.output, "UDP joint-servo link 127.0.0.1:" + port)) << r.output;
+  EXPECT_TRUE(contains(r.output, "stereo_left (640x480, 15 Hz)")) << r.output;
+  r = tether("--remote " + address + " camera overview --duration 2s");
+  ASSERT_EQ(r.code, kExitOk) << r.output << "\ntether-simarm:\n" << simarm_output();
+  const auto value = [&](const std::string& name) {
+    const auto at = r.output.find("\n" + name + " ");
+    return at == std::string::npos ? -1.0 : std::stod(r.output.substr(at + name.size() + 2));
+  };
+  EXPECT_GE(value("decoded"), 8.0) << r.output;  // 15 Hz when the machine keeps up
+  EXPECT_EQ(value("undecodable"), 0.0) << r.output;
+  EXPECT_EQ(value("with_pose"), value("frames")) << r.output;
+  r = tether("--remote " + address + " aim stereo_left --pan 15");
+  EXPECT_EQ(r.code, kExitOk) << r.output;
+  EXPECT_TRUE(contains(r.output, "aimed the head of stereo_left: pan 15°")) << r.output;
+  // The simulated arm process stops with its statistics, the camera link's among them.
+  simarm.signal(SIGTERM);
+  simarm.wait_for(std::chrono::seconds(5));
+  const std::string out = simarm_output();
+  EXPECT_TRUE(contains(out, "camera link")) << out;
+  EXPECT_FALSE(contains(out, "camera link       0 connections")) << out;
 }
 
 }  // namespace

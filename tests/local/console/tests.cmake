@@ -20,11 +20,12 @@ target_compile_definitions(console_cli_test PRIVATE
 # real-time loop): connect, upload, list, start, record, plot, stop, status, reset.
 tether_add_test(console_end_to_end_test NEEDS_PKI SOURCES local/console/end_to_end_test.cc
                 LIBS tether::local)
-add_dependencies(console_end_to_end_test tether tether-remote)
+add_dependencies(console_end_to_end_test tether tether-remote tether-simarm)
 target_include_directories(console_end_to_end_test PRIVATE support)
 target_compile_definitions(console_end_to_end_test PRIVATE
   TETHER_CONSOLE="$<TARGET_FILE:tether>"
   TETHER_REMOTE_BIN="$<TARGET_FILE:tether-remote>"
+  TETHER_SIMARM_BIN="$<TARGET_FILE:tether-simarm>"
   TETHER_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 
 # `tether replay`: a lock-step run of the site's loop on the simulated door, replayed.
