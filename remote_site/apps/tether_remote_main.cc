@@ -18,6 +18,7 @@
 #include "tether/proto/task_io.h"
 #include "tether/remote/arm_link/protocol.h"
 #include "tether/remote/arm_link/udp_arm.h"
+#include "tether/remote/camera_link/camera_vision_arm.h"
 #include "tether/remote/camera_link/network_cameras.h"
 #include "tether/remote/loop/task_runner.h"
 #include "tether/remote/report/plot.h"
@@ -288,8 +289,10 @@ int main(int argc, char** argv) {
   try {
     const ArmModel arm_model = arm_choice.load();
     if (!serve_address.empty()) {
-      std::unique_ptr<ArmInterface> arm;
+      // Declared before the arm that may use them, so they outlive it.
+      std::unique_ptr<ArmInterface> udp_arm;  // under a CameraVisionArm, if there is one
       std::unique_ptr<camera_link::NetworkCameras> network_cameras;
+      std::unique_ptr<ArmInterface> arm;
       ServerOptions options;
       if (arm_link_spec.empty()) {
         SimulationOptions sim_options;
@@ -323,6 +326,24 @@ int main(int argc, char** argv) {
           options.cameras = network_cameras.get();
           spdlog::info("cameras of scene '{}' from {}: {}", network_cameras->scene().name,
                        arm_cameras_spec.substr(4), network_cameras->cameras().size());
+          // A scene with a visual target: the site finds the tag in the wrist camera's
+          // images itself and hands the readings to visual tracking, as a real wrist camera
+          // would (the tag's size and id are the simulated target's, VisualTargetParameters).
+          const auto& bodies = network_cameras->scene().bodies;
+          if (std::any_of(bodies.begin(), bodies.end(),
+                          [](const SceneBody& b) { return b.name == "visual_target"; })) {
+            const VisualTargetParameters target;
+            camera_link::CameraVisionOptions vision;
+            vision.tag_size = target.size;
+            vision.tag_id = target.tag_id;
+            udp_arm = std::move(arm);
+            arm =
+                std::make_unique<camera_link::CameraVisionArm>(*udp_arm, *network_cameras, vision);
+            spdlog::info(
+                "visual tracking from the site's detection in '{}' images (tag36h11 "
+                "id {}, {} m)",
+                vision.camera, vision.tag_id, vision.tag_size);
+          }
         }
       }
       options.address = serve_address;

@@ -115,6 +115,10 @@ int main(int argc, char** argv) {
     sim_options.scene = scene;
     sim_options.wrist = wrist;
     sim_options.initial_position = default_initial_position(scene, arm_model);
+    // The arm link carries no visual readings: a site tracks the target from the wrist
+    // camera's images it takes over the camera link (CameraVisionArm). So the simulation's own
+    // camera model is the geometric one, which costs no render and no detection here.
+    sim_options.camera.source = CameraSource::kGeometric;
     SimulatedArm arm(arm_model, sim_options);
     SimArmServer server(arm, server_options);
     const SceneDescription scene_description = arm.scene_description();

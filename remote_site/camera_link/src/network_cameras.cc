@@ -25,6 +25,23 @@ std::int64_t monotonic_ns() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
+// What is wrong with a frame that should be an IMAGE of `camera` (from `where`), or an
+// empty string; `header` is its header when there is nothing wrong.
+std::string image_problem(const std::string& where, Kind kind, std::span<const std::uint8_t> bytes,
+                          const SceneCamera& camera, ImageHeader& header) {
+  if (kind != Kind::kImage) return where + ": expected IMAGE, got " + to_string(kind);
+  if (const std::string why = decode_image(bytes, header); !why.empty()) {
+    return where + ": camera '" + camera.name + "': " + why;
+  }
+  if (static_cast<int>(header.width) != camera.width ||
+      static_cast<int>(header.height) != camera.height) {
+    return where + ": camera '" + camera.name + "' sent " + std::to_string(header.width) + "×" +
+           std::to_string(header.height) + ", its catalogue says " + std::to_string(camera.width) +
+           "×" + std::to_string(camera.height);
+  }
+  return {};
+}
+
 }  // namespace
 
 struct NetworkCameras::Impl {
@@ -124,19 +141,10 @@ std::unique_ptr<camera::CameraWatch> NetworkCameras::watch(const std::string& na
           for (;;) {
             std::span<const std::uint8_t> bytes;
             const Kind k = connection->receive(bytes);
-            if (k != Kind::kImage) {
-              throw std::runtime_error(impl->where() + ": expected IMAGE, got " + to_string(k));
-            }
             ImageHeader header;
-            if (const std::string why = decode_image(bytes, header); !why.empty()) {
-              throw std::runtime_error(impl->where() + ": camera '" + name + "': " + why);
-            }
-            if (static_cast<int>(header.width) != camera->width ||
-                static_cast<int>(header.height) != camera->height) {
-              throw std::runtime_error(
-                  impl->where() + ": camera '" + name + "' sent " + std::to_string(header.width) +
-                  "×" + std::to_string(header.height) + ", its catalogue says " +
-                  std::to_string(camera->width) + "×" + std::to_string(camera->height));
+            if (const std::string why = image_problem(impl->where(), k, bytes, *camera, header);
+                !why.empty()) {
+              throw std::runtime_error(why);
             }
             camera::CameraImage image;
             image.camera = camera;
