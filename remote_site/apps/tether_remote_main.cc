@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -27,6 +28,16 @@
 #include "tether/remote/task/validation.h"
 
 namespace {
+
+// A check of SCHEME:HOST:PORT (the arm link's and the camera link's endpoints).
+std::function<void(const std::string&)> address_with_scheme(const std::string& scheme) {
+  return [scheme](const std::string& spec) {
+    if (spec.rfind(scheme + ":", 0) != 0) {
+      throw std::invalid_argument("'" + spec + "': expected " + scheme + ":HOST:PORT");
+    }
+    tether::cli::parse_address(spec.substr(scheme.size() + 1));
+  };
+}
 
 using namespace tether;
 using namespace tether::remote;
@@ -123,12 +134,7 @@ int main(int argc, char** argv) {
                      "drive an arm over the UDP joint-servo link (tether-simarm or a hardware\n"
                      "bridge) instead of the embedded simulation; needs --arm-link-key")
           ->option_text("udp:HOST:PORT")
-          ->check(cli::ParsedBy([](const std::string& spec) {
-            if (spec.rfind("udp:", 0) != 0) {
-              throw std::invalid_argument("'" + spec + "': expected udp:HOST:PORT");
-            }
-            cli::parse_address(spec.substr(4));
-          }))
+          ->check(cli::ParsedBy(address_with_scheme("udp")))
           ->needs(serve_option)
           ->group(serve_group);
   auto* arm_link_key_option =
@@ -145,12 +151,7 @@ int main(int argc, char** argv) {
                  "(tether-simarm --camera-port), authenticated with --arm-link-key; without\n"
                  "it a site on --arm-link reports no scene and no cameras")
       ->option_text("tcp:HOST:PORT")
-      ->check(cli::ParsedBy([](const std::string& spec) {
-        if (spec.rfind("tcp:", 0) != 0) {
-          throw std::invalid_argument("'" + spec + "': expected tcp:HOST:PORT");
-        }
-        cli::parse_address(spec.substr(4));
-      }))
+      ->check(cli::ParsedBy(address_with_scheme("tcp")))
       ->needs(arm_link_option)
       ->group(serve_group);
   const std::string security_group = "security (serve mode)";

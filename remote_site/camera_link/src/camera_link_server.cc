@@ -12,11 +12,11 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
-#include <ctime>
 #include <stdexcept>
 #include <vector>
 
 #include "connection.h"
+#include "tether/remote/loop/realtime.h"
 
 namespace tether::remote::camera_link {
 
@@ -25,12 +25,6 @@ namespace {
 // Seconds a site has to finish its handshake and request, and a watching site to take a frame.
 constexpr double kRequestTimeout = 5.0;
 constexpr double kWriteTimeout = 5.0;
-
-std::int64_t monotonic_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 std::string describe(const sockaddr_storage& address) {
   char host[NI_MAXHOST];
@@ -265,7 +259,7 @@ void CameraLinkServer::Impl::stream(detail::Connection& connection, const std::s
       ImageHeader header;
       header.number = image.number;
       header.arm_time = image.arm_time;
-      header.age_ns = std::clamp<std::int64_t>(monotonic_ns() - image.capture_ns, 0, kMaxAgeNs);
+      header.age_ns = std::clamp<std::int64_t>(realtime::now_ns() - image.capture_ns, 0, kMaxAgeNs);
       header.width = static_cast<std::uint32_t>(image.width);
       header.height = static_cast<std::uint32_t>(image.height);
       header.pose_known = image.pose_known;

@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <ctime>
 #include <stdexcept>
 #include <thread>
 
 #include "connection.h"
 #include "tether/remote/arm_link/protocol.h"
+#include "tether/remote/loop/realtime.h"
 
 namespace tether::remote::camera_link {
 
@@ -18,12 +18,6 @@ namespace {
 
 // Seconds the server has to answer a request; an image stream waits as long as it must.
 constexpr double kAnswerTimeout = 5.0;
-
-std::int64_t monotonic_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 // What is wrong with a frame that should be an IMAGE of `camera` (from `where`), or an
 // empty string; `header` is its header when there is nothing wrong.
@@ -150,7 +144,7 @@ std::unique_ptr<camera::CameraWatch> NetworkCameras::watch(const std::string& na
             image.camera = camera;
             image.number = header.number;
             image.arm_time = header.arm_time;
-            image.capture_ns = monotonic_ns() - header.age_ns;
+            image.capture_ns = realtime::now_ns() - header.age_ns;
             image.width = camera->width;
             image.height = camera->height;
             image.rgb = bytes.subspan(kImageHeaderSize);
