@@ -4,7 +4,7 @@ find_package(Boost 1.74 REQUIRED)
 # The tests' HTTP(S) and WebSocket client: Boost.Beast compiled once, here, rather than in
 # every test that talks to the server.
 add_library(tether_web_test_client STATIC local/web/web_client.cc)
-tether_target_defaults(tether_web_test_client)
+tether_test_code_defaults(tether_web_test_client)
 target_link_libraries(tether_web_test_client
   PUBLIC nlohmann_json::nlohmann_json PRIVATE Boost::headers OpenSSL::SSL OpenSSL::Crypto)
 target_include_directories(tether_web_test_client PUBLIC local/web)

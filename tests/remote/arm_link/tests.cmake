@@ -16,7 +16,7 @@ target_include_directories(udp_arm_allocation_test PRIVATE support)
 
 # Real processes in real time: run alone, so parallel tests do not pause either end.
 add_executable(simarm_process_test remote/arm_link/simarm_process_test.cc)
-tether_target_defaults(simarm_process_test)
+tether_test_code_defaults(simarm_process_test)
 target_link_libraries(simarm_process_test PRIVATE tether::arm_link tether::sim tether::proto GTest::gtest
                                                   GTest::gtest_main)
 add_dependencies(simarm_process_test tether-simarm)

@@ -39,7 +39,7 @@ target_include_directories(task_store_test PRIVATE ${PROJECT_SOURCE_DIR}/remote_
 
 # tether-remote as a real process under SIGTERM with streams open: real time, run alone.
 add_executable(remote_process_test remote/server/remote_process_test.cc)
-tether_target_defaults(remote_process_test)
+tether_test_code_defaults(remote_process_test)
 target_link_libraries(remote_process_test PRIVATE tether::proto gRPC::grpc++ GTest::gtest
                                                   GTest::gtest_main)
 add_dependencies(remote_process_test tether-remote tether)
@@ -56,7 +56,7 @@ gtest_discover_tests(remote_process_test DISCOVERY_TIMEOUT 60
 # refusals, roles on every RPC, SIGHUP reloads, lease takeover, the audit trail and quotas.
 # Real-time loop and a flood of calls: run alone.
 add_executable(security_test remote/server/security_test.cc ${server_test_proto_sources})
-tether_target_defaults(security_test)
+tether_test_code_defaults(security_test)
 target_link_libraries(security_test PRIVATE tether::proto tether::linkem gRPC::grpc++
                                             nlohmann_json::nlohmann_json GTest::gtest
                                             GTest::gtest_main)
