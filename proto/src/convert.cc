@@ -513,6 +513,17 @@ SceneDescription to_scene(const v1::SceneDescription& scene, const std::string& 
     body.joint = b.joint();
     body.obstacle = b.obstacle();
     body.contact = b.contact();
+    if (b.has_tag()) {
+      if (b.tag().id() < 0 || b.tag().id() >= kTag36h11Count) {
+        throw ConversionError(at + ".tag.id", " = " + std::to_string(b.tag().id()) +
+                                                  ": must be in [0, 586] (tag36h11)");
+      }
+      if (!(b.tag().size() > 0.0 && b.tag().size() <= 2.0)) {
+        throw ConversionError(at + ".tag.size",
+                              " = " + number(b.tag().size()) + ": must be in (0, 2] m");
+      }
+      body.tag = SceneTag{b.tag().id(), b.tag().size()};
+    }
     out.bodies.push_back(std::move(body));
   }
   for (int i = 0; i < scene.joints_size(); ++i) {
@@ -566,6 +577,10 @@ void from_scene(const SceneDescription& scene, v1::SceneDescription* out) {
     b->set_joint(body.joint);
     b->set_obstacle(body.obstacle);
     b->set_contact(body.contact);
+    if (body.tag) {
+      b->mutable_tag()->set_id(body.tag->id);
+      b->mutable_tag()->set_size(body.tag->size);
+    }
   }
   for (const SceneJoint& joint : scene.joints) {
     v1::SceneJoint* j = out->add_joints();

@@ -327,23 +327,17 @@ int main(int argc, char** argv) {
           options.cameras = network_cameras.get();
           spdlog::info("cameras of scene '{}' from {}: {}", network_cameras->scene().name,
                        arm_cameras_spec.substr(4), network_cameras->cameras().size());
-          // A scene with a visual target: the site finds the tag in the wrist camera's
+          // A scene with a visual target: the site finds its tag in the wrist camera's
           // images itself and hands the readings to visual tracking, as a real wrist camera
-          // would (the tag's size and id are the simulated target's, VisualTargetParameters).
-          const auto& bodies = network_cameras->scene().bodies;
-          if (std::any_of(bodies.begin(), bodies.end(),
-                          [](const SceneBody& b) { return b.name == "visual_target"; })) {
-            const VisualTargetParameters target;
-            camera_link::CameraVisionOptions vision;
-            vision.tag_size = target.size;
-            vision.tag_id = target.tag_id;
+          // would. The tag's id and size are the scene's, as the served catalogue says.
+          if (const auto vision = camera_link::vision_options_for(network_cameras->scene())) {
             udp_arm = std::move(arm);
             arm =
-                std::make_unique<camera_link::CameraVisionArm>(*udp_arm, *network_cameras, vision);
+                std::make_unique<camera_link::CameraVisionArm>(*udp_arm, *network_cameras, *vision);
             spdlog::info(
                 "visual tracking from the site's detection in '{}' images (tag36h11 "
                 "id {}, {} m)",
-                vision.camera, vision.tag_id, vision.tag_size);
+                vision->camera, vision->tag_id, vision->tag_size);
           }
         }
       }

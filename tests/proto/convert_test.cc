@@ -96,7 +96,7 @@ TEST(ProtoConvert, RejectsNonFiniteNumbersNamingTheComponent) {
             "force_control.reference.torque.y = inf: must be finite");
 }
 
-TEST(ProtoConvert, ASceneRoundTripsAndBadGeometryIsRefusedNamingTheField) {
+TEST(ProtoConvert, ASceneRoundTripsAndBadGeometryOrTagsAreRefusedNamingTheField) {
   SceneDescription scene;
   scene.name = "door";
   SceneBody panel;
@@ -105,6 +105,11 @@ TEST(ProtoConvert, ASceneRoundTripsAndBadGeometryIsRefusedNamingTheField) {
   panel.pose.p = Vector3(1.0, -0.2, 0.13);
   panel.joint = "door_hinge";
   scene.bodies.push_back(panel);
+  SceneBody target;
+  target.name = "visual_target";
+  target.size = Vector3(0.05, 0.05, 0.001);
+  target.tag = SceneTag{42, 0.1};
+  scene.bodies.push_back(target);
   SceneJoint hinge;
   hinge.name = "door_hinge";
   hinge.position = Vector3(1.0, -0.55, 0.18);
@@ -122,6 +127,8 @@ TEST(ProtoConvert, ASceneRoundTripsAndBadGeometryIsRefusedNamingTheField) {
   v1::SceneDescription wire;
   from_scene(scene, &wire);
   EXPECT_EQ(to_scene(wire, "scene"), scene);
+  EXPECT_FALSE(wire.bodies(0).has_tag());  // a body without a tag says nothing of one
+  EXPECT_EQ(wire.bodies(1).tag().id(), 42);
 
   const auto refusal = [](const v1::SceneDescription& bad) {
     try {
@@ -141,6 +148,12 @@ TEST(ProtoConvert, ASceneRoundTripsAndBadGeometryIsRefusedNamingTheField) {
   bad = wire;
   bad.mutable_bodies(0)->mutable_size()->set_y(0.0);
   EXPECT_NE(refusal(bad).find("scene.bodies[0].size"), std::string::npos) << refusal(bad);
+  bad = wire;
+  bad.mutable_bodies(1)->mutable_tag()->set_id(587);
+  EXPECT_EQ(refusal(bad), "scene.bodies[1].tag.id = 587: must be in [0, 586] (tag36h11)");
+  bad = wire;
+  bad.mutable_bodies(1)->mutable_tag()->set_size(0.0);
+  EXPECT_EQ(refusal(bad), "scene.bodies[1].tag.size = 0: must be in (0, 2] m");
   bad = wire;
   bad.mutable_joints(0)->set_lower(2.0);
   EXPECT_NE(refusal(bad).find("scene.joints[0].lower = 2"), std::string::npos) << refusal(bad);

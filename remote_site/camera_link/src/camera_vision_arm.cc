@@ -20,6 +20,17 @@ struct CameraVisionArm::Detector {
   CameraVisionStatistics statistics;
 };
 
+std::optional<CameraVisionOptions> vision_options_for(const SceneDescription& scene) {
+  const auto target = std::find_if(
+      scene.bodies.begin(), scene.bodies.end(),
+      [](const SceneBody& b) { return b.name == "visual_target" && b.tag.has_value(); });
+  if (target == scene.bodies.end()) return std::nullopt;
+  CameraVisionOptions options;
+  options.tag_id = target->tag->id;
+  options.tag_size = target->tag->size;
+  return options;
+}
+
 CameraVisionArm::CameraVisionArm(ArmInterface& arm, camera::CameraDevices& cameras,
                                  const CameraVisionOptions& options)
     : arm_(arm), detector_(std::make_unique<Detector>()) {

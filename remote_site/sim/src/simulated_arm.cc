@@ -487,6 +487,7 @@ SimulatedArm::SimulatedArm(const ArmModel& arm, const SimulationOptions& options
     marker.size =
         Vector3(0.5 * options.visual_target.size, 0.5 * options.visual_target.size, 0.001);
     marker.pose = s.camera->target_pose(0.0);
+    marker.tag = SceneTag{options.visual_target.tag_id, options.visual_target.size};
     s.description.bodies.push_back(marker);
   }
   s.m = compile(s.xml, arm, options.scene);

@@ -58,6 +58,9 @@ TEST(CameraVisionArm, TheShippedTaskFollowsTheTagFromTheSitesDetectionInServedIm
   sim.scene = SceneKind::kVisualTarget;
   sim.initial_position = default_initial_position(SceneKind::kVisualTarget, model);
   sim.camera.source = CameraSource::kGeometric;
+  // Not the defaults: the site must take the tag from the served scene.
+  sim.visual_target.tag_id = 7;
+  sim.visual_target.size = 0.08;
   SimulatedArm arm(model, sim);
   CameraLinkServerOptions served;
   served.key_file = testing::test_key_file();
@@ -70,7 +73,11 @@ TEST(CameraVisionArm, TheShippedTaskFollowsTheTagFromTheSitesDetectionInServedIm
   site.key_file = testing::test_key_file();
   site.arm_model = 7;
   NetworkCameras cameras(site);
-  CameraVisionArm seeing(arm, cameras, CameraVisionOptions{});
+  const std::optional<CameraVisionOptions> vision = vision_options_for(cameras.scene());
+  ASSERT_TRUE(vision.has_value()) << "the served scene describes no tagged visual target";
+  EXPECT_EQ(vision->tag_id, 7);
+  EXPECT_DOUBLE_EQ(vision->tag_size, 0.08);
+  CameraVisionArm seeing(arm, cameras, *vision);
 
   // As the rendered-camera scenario: at rest for 1 s, then 0.05 m/s sideways, back and
   // forth over 0.2 m; steady state on the second leg, from 4.5 s.
@@ -112,6 +119,24 @@ TEST(CameraVisionArm, ACameraTheSiteDoesNotHaveIsRefusedByName) {
   o.camera = "wrist";
   o.tag_id = 600;
   EXPECT_THROW((CameraVisionArm{arm, arm, o}), std::invalid_argument);
+}
+
+TEST(CameraVisionArm, OnlyAVisualTargetCarryingATagIsTracked) {
+  const ArmModel model = load_default_arm();
+  SimulationOptions door;
+  door.scene = SceneKind::kDoor;
+  EXPECT_FALSE(vision_options_for(SimulatedArm(model, door).scene_description()).has_value());
+  SceneDescription scene;
+  SceneBody target;
+  target.name = "visual_target";
+  scene.bodies.push_back(target);
+  EXPECT_FALSE(vision_options_for(scene).has_value()) << "a target without a tag";
+  scene.bodies[0].tag = SceneTag{586, 0.2};
+  const auto vision = vision_options_for(scene);
+  ASSERT_TRUE(vision.has_value());
+  EXPECT_EQ(vision->camera, "wrist");
+  EXPECT_EQ(vision->tag_id, 586);
+  EXPECT_DOUBLE_EQ(vision->tag_size, 0.2);
 }
 
 }  // namespace

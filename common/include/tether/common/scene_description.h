@@ -9,12 +9,24 @@
 // Frames and units: every pose is in the arm's BASE frame [m], at the auxiliary joints' zero.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "tether/common/types.h"
 
 namespace tether {
+
+// tag36h11, the AprilTag family tether's detector reads, has ids 0 … 586.
+inline constexpr int kTag36h11Count = 587;
+
+// A tag36h11 AprilTag printed on a body's +z face, centred, its sides along the body's x and
+// y: what a site needs to find the body in a camera's images and to measure its pose.
+struct SceneTag {
+  int id = 0;         // 0 … kTag36h11Count − 1
+  double size = 0.0;  // [m] side of the tag's black square (the white margin is outside it)
+  friend bool operator==(const SceneTag&, const SceneTag&) = default;
+};
 
 struct SceneBody {
   enum class Shape : std::uint8_t {
@@ -25,14 +37,15 @@ struct SceneBody {
   std::string name;
   Shape shape = Shape::kBox;
   Vector3 size = Vector3::Zero();
-  Frame pose;             // BASE
-  std::string joint;      // the auxiliary joint that carries the body; empty: fixed
-  bool obstacle = false;  // a sphere obstacle avoidance may be told about
-  bool contact = false;   // the arm collides with it (otherwise it is only seen or sensed)
+  Frame pose;                   // BASE
+  std::string joint;            // the auxiliary joint that carries the body; empty: fixed
+  bool obstacle = false;        // a sphere obstacle avoidance may be told about
+  bool contact = false;         // the arm collides with it (otherwise it is only seen or sensed)
+  std::optional<SceneTag> tag;  // the fiducial it carries, if any
   friend bool operator==(const SceneBody& a, const SceneBody& b) {
     return a.name == b.name && a.shape == b.shape && a.size == b.size && a.pose.R == b.pose.R &&
            a.pose.p == b.pose.p && a.joint == b.joint && a.obstacle == b.obstacle &&
-           a.contact == b.contact;
+           a.contact == b.contact && a.tag == b.tag;
   }
 };
 

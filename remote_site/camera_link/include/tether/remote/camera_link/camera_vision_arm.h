@@ -17,8 +17,10 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "tether/common/scene_description.h"
 #include "tether/remote/arm/arm_interface.h"
 #include "tether/remote/camera/camera_device.h"
 #include "tether/remote/loop/mailbox.h"
@@ -30,6 +32,11 @@ struct CameraVisionOptions {
   double tag_size = 0.1;         // [m] the side of the tag's black square
   int tag_id = 0;                // tag36h11, 0 … 586
 };
+
+// How to track `scene`'s visual target ("visual_target", a body carrying a tag) with the
+// wrist camera: its tag's id and size as the scene gives them. nullopt: the scene has no
+// such body, or it carries no tag.
+std::optional<CameraVisionOptions> vision_options_for(const SceneDescription& scene);
 
 struct CameraVisionStatistics {
   std::uint64_t images = 0;     // searched

@@ -19,6 +19,7 @@
 #include <optional>
 #include <vector>
 
+#include "tether/common/scene_description.h"
 #include "tether/common/types.h"
 
 namespace tether::remote::vision {
@@ -96,6 +97,6 @@ class TagDetector {
 std::vector<std::uint8_t> tag36h11_image(int id, int cell_pixels);
 inline constexpr int kTag36h11Cells = 10;      // cells along a side, margin included
 inline constexpr int kTag36h11BlackCells = 8;  // cells along the black square's side
-inline constexpr int kTag36h11Count = 587;
+using ::tether::kTag36h11Count;                // ids 0 … 586 (scene_description.h)
 
 }  // namespace tether::remote::vision
