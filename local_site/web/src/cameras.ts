@@ -22,12 +22,8 @@ import type { Session } from "./session";
 import type { Connection } from "./connection";
 import type { Pose, Quat, SceneCameraMsg, Vec3 } from "./protocol";
 import { ageShort } from "./readout_values";
-import { ARM_COLOR } from "./scene";
+import { ARM_COLOR, GHOST_COLOR, css } from "./scene";
 
-/** The predicted arm's colour, as the 3-D view draws its ghost (scene.ts). */
-const GHOST_COLOR = 0x7fb8ff;
-const css = (c: number, alpha = 1) =>
-  `rgba(${(c >> 16) & 255},${(c >> 8) & 255},${c & 255},${alpha})`;
 /** Nearer than this to the camera [m] (or behind it) a segment is cut off. */
 const NEAR = 0.02;
 /** The width [px] of a link the arm message does not size (an older ground). */

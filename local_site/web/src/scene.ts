@@ -23,10 +23,12 @@ import { ageLabel } from "./readout_values";
 
 /** The arm's colour; the browser test looks for it in the screenshot. */
 export const ARM_COLOR = 0xff8c1a;
-const GHOST_COLOR = 0x7fb8ff;
+/** The predicted arm's colour: the ghost in the 3-D view and over the camera video. */
+export const GHOST_COLOR = 0x7fb8ff;
 const BACKGROUND = 0x15181c;
 const Y = new THREE.Vector3(0, 1, 0);
-const css = (c: number, alpha = 1) =>
+/** A colour as CSS, for the 2-D canvases. */
+export const css = (c: number, alpha = 1) =>
   `rgba(${(c >> 16) & 255},${(c >> 8) & 255},${c & 255},${alpha})`;
 
 /** What the browser tests read of the view, besides sceneRenders (window.__tetherStats). */
