@@ -58,6 +58,10 @@ export interface VideoStats {
   /** Capture-to-drawn ages [ms] of the last 300 frames of the watched (left) camera drawn
    *  whose capture time is known. */
   ages: number[];
+  /** Capture-to-arrival ages [ms] of the last 300 frames of the watched (left) camera this
+   *  page received whose capture time is known: the site, the link and the ground's part of
+   *  `ages`; the rest is this browser's (decode and draw). */
+  arrivals: number[];
   /** Frames of the watched (left) camera drawn per second, over the last second. */
   fps: number;
   /** The ground's counts for the watched (left) camera, from its last camera_stats. */
@@ -184,6 +188,8 @@ class CameraStream {
   eye = false;
   /** Capture-to-drawn ages [ms] of the last 300 frames drawn whose capture time is known. */
   readonly ages: number[] = [];
+  /** Capture-to-arrival ages [ms] of the last 300 frames received whose capture time is known. */
+  readonly arrivals: number[] = [];
   /** The newest capture time drawn [ms since the epoch], 0 none known. */
   lastCapture = 0;
   lastError = "";
@@ -310,6 +316,10 @@ class CameraStream {
       return;
     }
     this.counts.received++;
+    if (parsed.meta.capture > 0) {
+      this.arrivals.push(Date.now() - parsed.meta.capture);
+      if (this.arrivals.length > 300) this.arrivals.shift();
+    }
     if (this.waitingForKey && !parsed.key) return;
     this.waitingForKey = false;
     const timestamp = parsed.meta.number * 1000; // [µs], only an identity here
@@ -367,6 +377,7 @@ export function mountCameras(root: HTMLElement, store: Store, session: Session, 
     get drawn() { return last?.primary.counts.drawn ?? 0; },
     get decodeErrors() { return sum((c) => c.decodeErrors); },
     ages: [],
+    arrivals: [],
     get fps() { return last?.primary.counts.fps ?? 0; },
     get ground() { return last?.primary.counts.ground ?? null; },
     decoderState: () => (view ? view.streams.map((s) => s.decoderState()).join("; ") : "none"),
@@ -536,6 +547,7 @@ export function mountCameras(root: HTMLElement, store: Store, session: Session, 
     og?.clearRect(0, 0, overlay.width, overlay.height);
     video.camera = primary.camera;
     video.ages = primary.ages;
+    video.arrivals = primary.arrivals;
     video.pose = null;
     Object.assign(video.overlay, { drawnSegments: 0, ghostSegments: 0, armSegments: 0, predicted: false });
     watchBtn.textContent = "stop";
