@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -1205,7 +1206,9 @@ TEST_F(RemoteSiteServerAuditedTest, AMovingCamerasEyeFrameIsTakenAt100HzAndRepor
             << " ms, " << followed << " of " << kUpdates - 1
             << " in force before the next was sent\n";
   EXPECT_EQ(refused, 0);
-  EXPECT_GE(rate, 95.0);
+  // A sanitizer's instrumented calls are slower, and that run looks for races, not rates.
+  const bool sanitized = std::getenv("TETHER_SANITIZER") != nullptr;
+  EXPECT_GE(rate, sanitized ? 80.0 : 95.0);
   EXPECT_GE(followed, (kUpdates - 1) * 95 / 100);
   EXPECT_EQ(executor_->telemetry().state, ExecutorState::kRunning);
   EXPECT_EQ(executor_->telemetry().eye_time_ns, last_stamp);
