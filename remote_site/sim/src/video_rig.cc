@@ -163,60 +163,84 @@ void VideoRig::run() {
   setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), kRenderNice);
   // Named, so its share of the CPU can be read per thread (deploy/video-cost.sh, top -H).
   pthread_setname_np(pthread_self(), "tether-video");
+  // Each camera's newest capture not rendered yet. A thread that falls behind (it is niced, and
+  // a watcher's sink encodes on it) renders the newest state, as a real camera's driver hands
+  // out its latest frame: rendering every queued capture in turn would show the operator a
+  // backlog, up to the ring's 8 captures old, that grows with the machine's load.
+  std::array<Snapshot, kMaxCameras> newest{};
+  std::array<bool, kMaxCameras> due{};
   std::uint64_t seen = 0;
-  Snapshot shot;
   while (!stop_.load()) {
     wake_.wait(seen);
     seen = wake_.load();
-    while (!stop_.load() && captures_.pop(shot)) {
-      mjData* d = worker_->data;
-      for (int k = 0; k < model_->nq; ++k) d->qpos[k] = shot.qpos[static_cast<std::size_t>(k)];
-      for (int k = 0; k < 3 * model_->nmocap; ++k) {
-        d->mocap_pos[k] = shot.mocap_pos[static_cast<std::size_t>(k)];
+    while (!stop_.load()) {
+      Snapshot shot;
+      while (captures_.pop(shot)) {
+        if (due[shot.camera]) skipped_.fetch_add(1, std::memory_order_relaxed);
+        newest[shot.camera] = shot;
+        due[shot.camera] = true;
       }
-      for (int k = 0; k < 4 * model_->nmocap; ++k) {
-        d->mocap_quat[k] = shot.mocap_quat[static_cast<std::size_t>(k)];
-      }
-      d->time = shot.time;
-      mj_kinematics(model_, d);
-      mj_camlight(model_, d);
-      const SceneCamera& c = cameras_[shot.camera];
-      if (!worker_->renderer.render(d, camera_ids_[shot.camera], c.width, c.height,
-                                    worker_->rgb.data())) {
-        skipped_.fetch_add(1, std::memory_order_relaxed);
-        continue;
-      }
-      rendered_.fetch_add(1, std::memory_order_relaxed);
-      camera::CameraImage image;
-      image.camera = &c;
-      image.number = numbers_[shot.camera]++;
-      image.arm_time = shot.time;
-      image.capture_ns = shot.capture_ns;
-      image.width = c.width;
-      image.height = c.height;
-      image.rgb = std::span<const std::uint8_t>(worker_->rgb.data(),
-                                                static_cast<std::size_t>(c.width) * c.height * 3);
-      // MuJoCo's camera looks along its −z with y up; C looks along z with y down. The
-      // model's world is BASE.
-      const int id = camera_ids_[shot.camera];
-      image.pose_known = true;
-      for (int r = 0; r < 3; ++r) {
-        image.base_T_camera.p(r) = d->cam_xpos[3 * id + r];
-        for (int k = 0; k < 3; ++k) {
-          image.base_T_camera.R(r, k) = (k == 0 ? 1.0 : -1.0) * d->cam_xmat[9 * id + 3 * r + k];
+      // The camera waiting longest goes first; the ring is read again after each render.
+      std::size_t next = kMaxCameras;
+      for (std::size_t i = 0; i < cameras_.size(); ++i) {
+        if (due[i] && (next == kMaxCameras || newest[i].capture_ns < newest[next].capture_ns)) {
+          next = i;
         }
       }
-      std::lock_guard lock(sinks_mutex_);
-      for (const Sink& s : sinks_[shot.camera]) {
-        try {
-          s.sink(image);
-        } catch (...) {
-          // A sink's failure is its own (its stream ends); the others go on.
-        }
-      }
+      if (next == kMaxCameras) break;
+      due[next] = false;
+      render(newest[next]);
     }
   }
   worker_->renderer.release();
+}
+
+void VideoRig::render(const Snapshot& shot) {
+  mjData* d = worker_->data;
+  for (int k = 0; k < model_->nq; ++k) d->qpos[k] = shot.qpos[static_cast<std::size_t>(k)];
+  for (int k = 0; k < 3 * model_->nmocap; ++k) {
+    d->mocap_pos[k] = shot.mocap_pos[static_cast<std::size_t>(k)];
+  }
+  for (int k = 0; k < 4 * model_->nmocap; ++k) {
+    d->mocap_quat[k] = shot.mocap_quat[static_cast<std::size_t>(k)];
+  }
+  d->time = shot.time;
+  mj_kinematics(model_, d);
+  mj_camlight(model_, d);
+  const SceneCamera& c = cameras_[shot.camera];
+  if (!worker_->renderer.render(d, camera_ids_[shot.camera], c.width, c.height,
+                                worker_->rgb.data())) {
+    skipped_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  rendered_.fetch_add(1, std::memory_order_relaxed);
+  camera::CameraImage image;
+  image.camera = &c;
+  image.number = numbers_[shot.camera]++;
+  image.arm_time = shot.time;
+  image.capture_ns = shot.capture_ns;
+  image.width = c.width;
+  image.height = c.height;
+  image.rgb = std::span<const std::uint8_t>(worker_->rgb.data(),
+                                            static_cast<std::size_t>(c.width) * c.height * 3);
+  // MuJoCo's camera looks along its −z with y up; C looks along z with y down. The
+  // model's world is BASE.
+  const int id = camera_ids_[shot.camera];
+  image.pose_known = true;
+  for (int r = 0; r < 3; ++r) {
+    image.base_T_camera.p(r) = d->cam_xpos[3 * id + r];
+    for (int k = 0; k < 3; ++k) {
+      image.base_T_camera.R(r, k) = (k == 0 ? 1.0 : -1.0) * d->cam_xmat[9 * id + 3 * r + k];
+    }
+  }
+  std::lock_guard lock(sinks_mutex_);
+  for (const Sink& s : sinks_[shot.camera]) {
+    try {
+      s.sink(image);
+    } catch (...) {
+      // A sink's failure is its own (its stream ends); the others go on.
+    }
+  }
 }
 
 }  // namespace tether::remote::detail

@@ -4,7 +4,8 @@
 // camera_device.h): the physics step copies the state of each watched camera's capture time
 // into a ring (no allocation, no lock), and a render thread of its own (niced, started by the
 // first watch) renders that camera's image from it and hands it to the camera's sinks. An
-// unwatched camera costs nothing; a capture the thread is behind on is skipped (counted).
+// unwatched camera costs nothing; a thread that is behind renders each camera's newest
+// capture and skips (counts) the older ones.
 // Internal to SimulatedArm.
 
 #include <array>
@@ -63,6 +64,7 @@ class VideoRig {
 
   void start();  // the render thread, once
   void run();
+  void render(const Snapshot& shot);  // render thread: the image, then the camera's sinks
   void unwatch(std::size_t camera, std::uint64_t id);
 
   const mjModel_* model_;

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -654,6 +656,41 @@ TEST(SimulatedArmCameras, AWatchedCameraDeliversImagesUntilTheWatchEnds) {
               "camera 'ceiling': no such camera here (there are: wrist, overview, stereo_left, "
               "stereo_right)");
   }
+}
+
+// A watcher slower than the camera (its sink takes 200 ms an image, as an encoder on a loaded
+// machine might, against 15 Hz) gets the newest state each time it is free, not a backlog:
+// every image it gets was captured at most one sink's time and one frame period before.
+TEST(SimulatedArmCameras, ASlowWatcherGetsTheNewestImageNotABacklog) {
+  SimulatedArm sim(load_default_arm(), scene_options(SceneKind::kDoor));
+  std::atomic<double> now{0.0};  // arm time, set by the stepping thread
+  std::mutex mutex;
+  std::vector<double> ages;  // arm time at delivery minus the image's arm time, s
+  auto watch = sim.watch("overview", [&](const camera::CameraImage& image) {
+    {
+      std::lock_guard lock(mutex);
+      ages.push_back(now.load() - image.arm_time);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  });
+  JointCommand hold;
+  hold.position = sim.initial_position();
+  const auto start = std::chrono::steady_clock::now();
+  for (int k = 1; k <= 2500; ++k) {
+    std::this_thread::sleep_until(start + std::chrono::milliseconds(k));
+    sim.write(hold);
+    sim.advance_to(1e-3 * k);
+    now.store(1e-3 * k);
+  }
+  watch.reset();
+  std::lock_guard lock(mutex);
+  double oldest = 0.0;
+  for (const double age : ages) oldest = std::max(oldest, age);
+  std::printf("slow watcher: %zu images in 2.5 s, the oldest %.0f ms old when handed over\n",
+              ages.size(), 1e3 * oldest);
+  ASSERT_GE(ages.size(), 4u);
+  // A render is 7-20 ms here; FIFO order would have handed images over 1.6 s old (8 queued).
+  EXPECT_LT(oldest, 0.2 + 1.0 / 15.0 + 0.15);
 }
 
 }  // namespace
