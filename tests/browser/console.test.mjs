@@ -99,7 +99,7 @@ test("the page loads and the 3-D view draws the arm where it projects", async ()
   await page.close();
 });
 
-test("the plots redraw at 25 Hz or more", async () => {
+test("the plots keep redrawing beside two 1 kHz sites (the rate printed)", async () => {
   // A laptop's screen: on two cores shared with two 1 kHz sites, chromium's software
   // compositing of the full 1500 x 1100 page alone held the frame rate near 25/s. Plots
   // scrolled out of view are not drawn; the ones in view must keep the rate.
@@ -121,7 +121,8 @@ test("the plots redraw at 25 Hz or more", async () => {
     `main thread busy ${share("TaskDuration")} (script ${share("ScriptDuration")}, layout ${share("LayoutDuration")}, ` +
     `style ${share("RecalcStyleDuration")})`);
   await shot(page, "plots.png");
-  // The issue's target is 25 Hz (TETHER_MIN_PLOT_HZ sets another floor). On the 2-core CI
+  // The issue's target is 25 Hz, held by the benchmark (render-rate.sh); run.sh sets a floor
+  // of 15 Hz here (TETHER_MIN_PLOT_HZ), a rate on a shared machine being a figure. On the 2-core CI
   // machine, beside two 1 kHz sites and chromium's software rendering, the page measured
   // 23.9–27.5 Hz (main thread 70–90 % busy) before its plots updated their columns in place
   // and its 3-D view drew only when the arm moved; since, 29–38 Hz (50–75 % busy), the

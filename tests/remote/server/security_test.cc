@@ -714,73 +714,68 @@ TEST_F(SecureSiteTest, AFloodAtTheQuotaLimitGainsTheLoopNoOverrunsAndSlowReaders
   v1::UploadTaskRequest upload;
   upload.set_name("door");
   // Force control alone: nothing in the task needs the operator's hand. A quarter of the
-  // shipped torque opens the door slowly enough that up to three attempts of two 3-s runs
-  // (at 4/80 rad/s, 52° in all) stay clear of the joint-limit margins the door's arc reaches.
+  // shipped torque opens the door slowly enough that two 3-s runs (at 4/80 rad/s) stay clear
+  // of the joint-limit margins the door's arc reaches.
   TaskParameters door =
       proto::load_task_file(std::string(TETHER_TASK_DIR) + "/door_force.textproto");
   door.force_control.reference_wrench[3] = 4.0;
   *upload.mutable_task() = proto::from_task(door);
   v1::UploadTaskReply uploaded;
   ASSERT_TRUE(as_operator->UploadTask(context().get(), upload, &uploaded).ok());
-  // The loop's deadlines are also lost to whatever else the host runs (the 2-core VM pauses
-  // a process now and then, and ctest runs two tests at once): a flood that reached the
-  // loop costs it deadlines in every attempt, a host's pause only in some.
-  std::uint64_t baseline = 0;
-  std::uint64_t flooded = 0;
-  for (int attempt = 0; attempt < 3; ++attempt) {
-    baseline = overruns_while_running(*as_operator, 3.0);
+  const std::uint64_t baseline = overruns_while_running(*as_operator, 3.0);
 
-    // The observer floods at its limits: every stream it may open at full rate, never read
-    // (the slowest consumer), and status and list calls as fast as the site answers.
-    std::atomic<bool> stop{false};
-    std::atomic<int> answered{0};
-    std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
-    std::vector<std::unique_ptr<grpc::ClientReader<v1::Telemetry>>> streams;
-    auto as_observer = v1::RemoteSite::NewStub(channel(person("observer"), "", true));
-    v1::TelemetryRequest every_cycle;
-    every_cycle.set_decimation(1);
-    for (int i = 0; i < 4; ++i) {
-      contexts.push_back(std::make_unique<grpc::ClientContext>());
-      streams.push_back(as_observer->StreamTelemetry(contexts.back().get(), every_cycle));
-    }
-    std::vector<std::thread> flood;
-    for (int t = 0; t < 2; ++t) {
-      flood.emplace_back([&] {
-        auto own = stub(person("observer"));
-        while (!stop.load()) {
-          v1::SiteStatus s;
-          v1::ListTasksReply l;
-          if (own->GetStatus(context().get(), {}, &s).ok()) answered.fetch_add(1);
-          if (own->ListTasks(context().get(), {}, &l).ok()) answered.fetch_add(1);
-        }
-      });
-    }
-    flooded = overruns_while_running(*as_operator, 3.0);
-    stop.store(true);
-    for (std::thread& t : flood) t.join();
-
-    // The slow readers lost samples, counted in what they get.
-    std::uint64_t dropped = 0;
-    v1::Telemetry sample;
-    for (int n = 0; n < 20000 && streams[0]->Read(&sample); ++n) {
-      dropped = std::max<std::uint64_t>(dropped, sample.dropped_samples());
-      if (dropped > 0) break;
-    }
-    for (std::size_t i = 0; i < streams.size(); ++i) {
-      contexts[i]->TryCancel();
-      streams[i]->Finish();
-    }
-    std::printf(
-        "loop overruns over 3 s of the door task: %llu unloaded, %llu flooded (%d calls "
-        "answered, %llu samples dropped for one slow reader)\n",
-        static_cast<unsigned long long>(baseline), static_cast<unsigned long long>(flooded),
-        answered.load(), static_cast<unsigned long long>(dropped));
-    EXPECT_GT(answered.load(), 100);
-    EXPECT_GT(dropped, 0U);
-    // One miss of slack per attempt; a flood that reached the loop would cost it many.
-    if (flooded <= baseline + 1) break;
+  // The observer floods at its limits: every stream it may open at full rate, never read
+  // (the slowest consumer), and status and list calls as fast as the site answers.
+  std::atomic<bool> stop{false};
+  std::atomic<int> answered{0};
+  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+  std::vector<std::unique_ptr<grpc::ClientReader<v1::Telemetry>>> streams;
+  auto as_observer = v1::RemoteSite::NewStub(channel(person("observer"), "", true));
+  v1::TelemetryRequest every_cycle;
+  every_cycle.set_decimation(1);
+  for (int i = 0; i < 4; ++i) {
+    contexts.push_back(std::make_unique<grpc::ClientContext>());
+    streams.push_back(as_observer->StreamTelemetry(contexts.back().get(), every_cycle));
   }
-  EXPECT_LE(flooded, baseline + 1) << "the flood cost the loop deadlines in three attempts";
+  std::vector<std::thread> flood;
+  for (int t = 0; t < 2; ++t) {
+    flood.emplace_back([&] {
+      auto own = stub(person("observer"));
+      while (!stop.load()) {
+        v1::SiteStatus s;
+        v1::ListTasksReply l;
+        if (own->GetStatus(context().get(), {}, &s).ok()) answered.fetch_add(1);
+        if (own->ListTasks(context().get(), {}, &l).ok()) answered.fetch_add(1);
+      }
+    });
+  }
+  const std::uint64_t flooded = overruns_while_running(*as_operator, 3.0);
+  stop.store(true);
+  for (std::thread& t : flood) t.join();
+
+  // The slow readers lost samples, counted in what they get.
+  std::uint64_t dropped = 0;
+  v1::Telemetry sample;
+  for (int n = 0; n < 20000 && streams[0]->Read(&sample); ++n) {
+    dropped = std::max<std::uint64_t>(dropped, sample.dropped_samples());
+    if (dropped > 0) break;
+  }
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    contexts[i]->TryCancel();
+    streams[i]->Finish();
+  }
+  std::printf(
+      "loop overruns over 3 s of the door task: %llu unloaded, %llu flooded (%d calls "
+      "answered, %llu samples dropped for one slow reader)\n",
+      static_cast<unsigned long long>(baseline), static_cast<unsigned long long>(flooded),
+      answered.load(), static_cast<unsigned long long>(dropped));
+  EXPECT_GT(answered.load(), 100);
+  EXPECT_GT(dropped, 0U);
+  // A flood that reached the loop (a lock or a thread shared with the streams) would cost it
+  // a large share of its 3000 deadlines. A handful either way is the host: the 2-core VM
+  // pauses a process now and then and ctest runs two tests at once, so the comparison of
+  // counts is a figure, and the bound is 1 % of the cycles.
+  EXPECT_LE(flooded, baseline + 30) << "the flood cost the loop deadlines";
 }
 
 TEST_F(SecureSiteTest, MutualTlsPassesThroughTheLinkEmulatorCheckingTheSitesName) {
