@@ -1350,7 +1350,6 @@ class CameraReactor final : public grpc::ServerWriteReactor<v1::WatchCameraReply
   CameraReactor(RemoteSiteServer::Impl& site, const SceneCamera& camera, int bit_rate_kbps,
                 bool eye, Caller caller)
       : site_(site),
-        eye_(eye ? site.eye.open(camera.name) : 0),
         camera_(camera),
         caller_(std::move(caller)),
         identity_(caller_.identity),
@@ -1375,6 +1374,9 @@ class CameraReactor final : public grpc::ServerWriteReactor<v1::WatchCameraReply
     first.set_datagram_keys(datagram::to_text(keys));
     first.set_datagram_port(site_.datagrams->port());
     fill(first);
+    // A view becomes the EYE's source only once nothing else can fail: one that could not be
+    // watched must not take the EYE from the view that has it.
+    if (eye) eye_.store(site_.eye.open(camera.name));
     // Creation ends here: what the constructor set is seen by every later callback.
     server::callback_ends(this);
     server::callback_ends(&queue_);
@@ -1441,7 +1443,7 @@ class CameraReactor final : public grpc::ServerWriteReactor<v1::WatchCameraReply
     server::callback_begins(&queue_);
     site_.hub.unsubscribe(this);
     watch_.reset();  // no image reaches on_image after this
-    if (eye_ != 0) site_.eye.close(eye_);
+    if (const std::uint64_t id = eye_.load(); id != 0) site_.eye.close(id);
     site_.datagrams->close(session_.load());
     site_.quotas.close_camera_view(identity_);
     spdlog::info("camera view of '{}' by {} ended: {} frames, {} key, {:.0f} kB", camera_.name,
@@ -1484,8 +1486,8 @@ class CameraReactor final : public grpc::ServerWriteReactor<v1::WatchCameraReply
   // The cameras' thread: encode, cut and send. Nothing is encoded before the ground's first
   // feedback told where it is (its first frame is then a key frame).
   void on_image(const camera::CameraImage& image) {
-    if (eye_ != 0 && image.pose_known) {
-      site_.apply_eye(eye_, caller_, image.base_T_camera.R, image.capture_ns);
+    if (const std::uint64_t id = eye_.load(); id != 0 && image.pose_known) {
+      site_.apply_eye(id, caller_, image.base_T_camera.R, image.capture_ns);
     }
     if (!heard_.load()) {
       skipped_.fetch_add(1);
@@ -1547,7 +1549,9 @@ class CameraReactor final : public grpc::ServerWriteReactor<v1::WatchCameraReply
   }
 
   RemoteSiteServer::Impl& site_;
-  const std::uint64_t eye_;  // this view's id as an EYE source (eye_source.h); 0: not one
+  // This view's id as an EYE source (eye_source.h); 0: not one (yet). Set at the end of
+  // creation, while the camera's thread may already deliver images.
+  std::atomic<std::uint64_t> eye_{0};
   SceneCamera camera_;
   Caller caller_;
   std::string identity_;

@@ -11,7 +11,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <mutex>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -28,6 +31,25 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// The simulated arm's cameras, of which one can fail as a camera whose driver did not start.
+class FailingCameras final : public remote::camera::CameraDevices {
+ public:
+  explicit FailingCameras(remote::SimulatedArm& arm) : arm_(arm) {}
+  const std::vector<SceneCamera>& cameras() const override { return arm_.cameras(); }
+  std::unique_ptr<remote::camera::CameraWatch> watch(const std::string& name,
+                                                     remote::camera::ImageSink sink) override {
+    if (name == failing) throw std::runtime_error("its driver did not start");
+    return arm_.watch(name, std::move(sink));
+  }
+  std::string aim(const std::string& name, double pan, double tilt) override {
+    return arm_.aim(name, pan, tilt);
+  }
+  std::string failing;  // set before a watch of it is asked for
+
+ private:
+  remote::SimulatedArm& arm_;
+};
+
 class CameraViewTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -43,7 +65,8 @@ class CameraViewTest : public ::testing::Test {
     options.address = "127.0.0.1:0";
     options.site_name = "camera-site";
     options.scene = arm_->scene_description();
-    options.cameras = arm_.get();
+    cameras_ = std::make_unique<FailingCameras>(*arm_);
+    options.cameras = cameras_.get();
     server_ = std::make_unique<remote::RemoteSiteServer>(options, *executor_, *loop_, queue_,
                                                          model_.name);
     ClientOptions client_options;
@@ -62,6 +85,7 @@ class CameraViewTest : public ::testing::Test {
   ArmModel model_;
   remote::HandControllerQueue queue_;
   std::unique_ptr<remote::SimulatedArm> arm_;
+  std::unique_ptr<FailingCameras> cameras_;
   std::unique_ptr<remote::Executor> executor_;
   std::unique_ptr<remote::ControlLoop> loop_;
   std::unique_ptr<remote::RemoteSiteServer> server_;
@@ -210,6 +234,43 @@ TEST_F(CameraViewTest, AViewThatIsTheEyeSetsTheRunningTasksEyeFrameFromItsCamera
   for (int i = 0; i < 40 && !refused->stats().ended; ++i) std::this_thread::sleep_for(50ms);
   EXPECT_TRUE(refused->stats().ended);
   EXPECT_NE(refused->stats().error.find("viewer"), std::string::npos) << refused->stats().error;
+  client_->stop();
+}
+
+// A view that asks for the EYE but cannot be watched (its camera's driver failed) ends with
+// the reason, and leaves the EYE with the view that has it: that view's images go on setting
+// the frame.
+TEST_F(CameraViewTest, AViewThatCannotBeWatchedLeavesTheEyeWithTheViewThatHasIt) {
+  TaskParameters task =
+      proto::load_task_file(TETHER_SOURCE_DIR "/remote_site/tasks/door_shared.textproto");
+  task.teleoperation.mode = TeleopMode::kCamera;
+  client_->acquire_control();
+  client_->upload("door_eye", task, true);
+  client_->start("door_eye");
+  auto view = client_->watch_camera(
+      "overview", 0, [](const VideoFrame&) {}, /*eye=*/true);
+  for (int i = 0; i < 40 && loop_->latest().eye_time_ns == 0; ++i) {
+    std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_GT(loop_->latest().eye_time_ns, 0u);
+
+  cameras_->failing = "wrist";
+  auto failed = client_->watch_camera(
+      "wrist", 0, [](const VideoFrame&) {}, /*eye=*/true);
+  for (int i = 0; i < 40 && !failed->stats().ended; ++i) std::this_thread::sleep_for(50ms);
+  ASSERT_TRUE(failed->stats().ended);
+  EXPECT_NE(
+      failed->stats().error.find("camera 'wrist' cannot be watched: its driver did not start"),
+      std::string::npos)
+      << failed->stats().error;
+
+  // The overview's images, taken after the failure, still set the frame (15 Hz).
+  const std::uint64_t before = loop_->latest().eye_time_ns;
+  for (int i = 0; i < 40 && loop_->latest().eye_time_ns == before; ++i) {
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_GT(loop_->latest().eye_time_ns, before);
+  EXPECT_TRUE(view->stats().open);
   client_->stop();
 }
 
