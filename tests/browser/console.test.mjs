@@ -175,10 +175,12 @@ test("a camera's video arrives, decodes and carries its capture times", async ()
     const s = window.__tetherStats.video;
     const ages = [...s.ages].sort((a, b) => a - b);
     const arrivals = [...s.arrivals].sort((a, b) => a - b);
+    const fromGround = [...s.fromGround].sort((a, b) => a - b);
     return {
       received: s.received, decoded: s.decoded, drawn: s.drawn, fps: s.fps, errors: s.decodeErrors,
       known: ages.length, median: ages[Math.floor(ages.length / 2)], worst: ages[ages.length - 1],
       arrival: arrivals[Math.floor(arrivals.length / 2)],
+      fromGround: fromGround[Math.floor(fromGround.length / 2)],
       ground: s.ground, status: document.querySelector("#camera-status").textContent,
     };
   });
@@ -198,7 +200,7 @@ test("a camera's video arrives, decodes and carries its capture times", async ()
   console.log(`camera view (cameras: ${cameras.join(", ")}): ${v.received} frames received, ` +
     `${v.decoded} decoded, ${v.drawn} drawn, ${v.fps} fps; capture to drawn ${v.median?.toFixed(0)} ms ` +
     `median, ${v.worst?.toFixed(0)} ms worst (${v.known} frames), of which capture to arrival ` +
-    `${v.arrival?.toFixed(0)} ms median; status "${v.status}"; ground ` +
+    `${v.arrival?.toFixed(0)} ms median (ground to page ${v.fromGround?.toFixed(0)} ms); status "${v.status}"; ground ` +
     `${JSON.stringify(v.ground)}; pixel spread ${spread}; screenshot ${file}`);
   assert.deepEqual(cameras, ["wrist", "overview", "stereo_left", "stereo_right"]);
   assert.ok(v.decoded >= 10, `only ${v.decoded} frames decoded in 4 s`);

@@ -62,6 +62,9 @@ export interface VideoStats {
    *  page received whose capture time is known: the site, the link and the ground's part of
    *  `ages`; the rest is this browser's (decode and draw). */
   arrivals: number[];
+  /** Of `arrivals`, the part after the ground sent the frame [ms] (its WebSocket and this
+   *  page's main thread taking the message), for the same frames. */
+  fromGround: number[];
   /** Frames of the watched (left) camera drawn per second, over the last second. */
   fps: number;
   /** The ground's counts for the watched (left) camera, from its last camera_stats. */
@@ -106,7 +109,7 @@ interface FrameMeta {
 const HEADER_BYTES: Record<number, number> = { 1: 24, 2: 56 };
 
 /** Parses a binary frame: its header and where the VP9 frame starts, or what is wrong. */
-function parseFrame(buffer: ArrayBuffer): { key: boolean; meta: FrameMeta; offset: number } | string {
+function parseFrame(buffer: ArrayBuffer): { key: boolean; meta: FrameMeta; sent: number; offset: number } | string {
   if (buffer.byteLength < 1) return "an empty frame";
   const view = new DataView(buffer);
   const version = view.getUint8(0);
@@ -124,6 +127,7 @@ function parseFrame(buffer: ArrayBuffer): { key: boolean; meta: FrameMeta; offse
   return {
     key: (flags & 1) !== 0,
     meta: { number: view.getUint32(4, true), capture: view.getFloat64(8, true), pose },
+    sent: view.getFloat64(16, true),
     offset,
   };
 }
@@ -190,6 +194,8 @@ class CameraStream {
   readonly ages: number[] = [];
   /** Capture-to-arrival ages [ms] of the last 300 frames received whose capture time is known. */
   readonly arrivals: number[] = [];
+  /** Ground-sent-to-arrival [ms] of the same frames. */
+  readonly fromGround: number[] = [];
   /** The newest capture time drawn [ms since the epoch], 0 none known. */
   lastCapture = 0;
   lastError = "";
@@ -317,8 +323,13 @@ class CameraStream {
     }
     this.counts.received++;
     if (parsed.meta.capture > 0) {
-      this.arrivals.push(Date.now() - parsed.meta.capture);
-      if (this.arrivals.length > 300) this.arrivals.shift();
+      const now = Date.now();
+      this.arrivals.push(now - parsed.meta.capture);
+      this.fromGround.push(now - parsed.sent);
+      if (this.arrivals.length > 300) {
+        this.arrivals.shift();
+        this.fromGround.shift();
+      }
     }
     if (this.waitingForKey && !parsed.key) return;
     this.waitingForKey = false;
@@ -378,6 +389,7 @@ export function mountCameras(root: HTMLElement, store: Store, session: Session, 
     get decodeErrors() { return sum((c) => c.decodeErrors); },
     ages: [],
     arrivals: [],
+    fromGround: [],
     get fps() { return last?.primary.counts.fps ?? 0; },
     get ground() { return last?.primary.counts.ground ?? null; },
     decoderState: () => (view ? view.streams.map((s) => s.decoderState()).join("; ") : "none"),
@@ -548,6 +560,7 @@ export function mountCameras(root: HTMLElement, store: Store, session: Session, 
     video.camera = primary.camera;
     video.ages = primary.ages;
     video.arrivals = primary.arrivals;
+    video.fromGround = primary.fromGround;
     video.pose = null;
     Object.assign(video.overlay, { drawnSegments: 0, ghostSegments: 0, armSegments: 0, predicted: false });
     watchBtn.textContent = "stop";
