@@ -4,6 +4,7 @@
 #include <EGL/eglext.h>
 #include <mujoco/mujoco.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -183,6 +184,16 @@ void rgb_to_gray(const std::uint8_t* rgb, int width, int height, std::uint8_t* g
     const std::uint8_t* p = rgb + 3 * i;
     gray[i] = static_cast<std::uint8_t>((77U * p[0] + 150U * p[1] + 29U * p[2]) >> 8U);
   }
+}
+
+void set_render_state(const mjModel* model, mjData* data, const double* qpos,
+                      const double* mocap_pos, const double* mocap_quat, double time) noexcept {
+  std::copy_n(qpos, model->nq, data->qpos);
+  std::copy_n(mocap_pos, 3 * model->nmocap, data->mocap_pos);
+  std::copy_n(mocap_quat, 4 * model->nmocap, data->mocap_quat);
+  data->time = time;
+  mj_kinematics(model, data);
+  mj_camlight(model, data);
 }
 
 }  // namespace tether::remote::detail

@@ -55,6 +55,12 @@ class OffscreenRenderer {
   std::unique_ptr<Impl> impl_;
 };
 
+// Puts `data` in a state copied from the simulation (positions, mocap poses, time; the sizes
+// of the model's nq and nmocap) and computes what rendering needs: the bodies' and cameras'
+// poses (mj_kinematics, mj_camlight). For the render threads' snapshots.
+void set_render_state(const mjModel_* model, mjData_* data, const double* qpos,
+                      const double* mocap_pos, const double* mocap_quat, double time) noexcept;
+
 // RGB (3 bytes a pixel) to 8-bit grey (ITU-R BT.601 luma), for the detector.
 void rgb_to_gray(const std::uint8_t* rgb, int width, int height, std::uint8_t* gray) noexcept;
 

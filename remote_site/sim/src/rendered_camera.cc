@@ -130,16 +130,8 @@ void RenderedCamera::run() {
 
 VisualReading RenderedCamera::process(const Snapshot& shot) noexcept {
   mjData* d = worker_->data;
-  for (int i = 0; i < model_->nq; ++i) d->qpos[i] = shot.qpos[static_cast<std::size_t>(i)];
-  for (int i = 0; i < 3 * model_->nmocap; ++i) {
-    d->mocap_pos[i] = shot.mocap_pos[static_cast<std::size_t>(i)];
-  }
-  for (int i = 0; i < 4 * model_->nmocap; ++i) {
-    d->mocap_quat[i] = shot.mocap_quat[static_cast<std::size_t>(i)];
-  }
-  d->time = shot.time;
-  mj_kinematics(model_, d);
-  mj_camlight(model_, d);
+  set_render_state(model_, d, shot.qpos.data(), shot.mocap_pos.data(), shot.mocap_quat.data(),
+                   shot.time);
   return analyse(d, shot.frame, shot.time);
 }
 

@@ -197,16 +197,8 @@ void VideoRig::run() {
 
 void VideoRig::render(const Snapshot& shot) {
   mjData* d = worker_->data;
-  for (int k = 0; k < model_->nq; ++k) d->qpos[k] = shot.qpos[static_cast<std::size_t>(k)];
-  for (int k = 0; k < 3 * model_->nmocap; ++k) {
-    d->mocap_pos[k] = shot.mocap_pos[static_cast<std::size_t>(k)];
-  }
-  for (int k = 0; k < 4 * model_->nmocap; ++k) {
-    d->mocap_quat[k] = shot.mocap_quat[static_cast<std::size_t>(k)];
-  }
-  d->time = shot.time;
-  mj_kinematics(model_, d);
-  mj_camlight(model_, d);
+  set_render_state(model_, d, shot.qpos.data(), shot.mocap_pos.data(), shot.mocap_quat.data(),
+                   shot.time);
   const SceneCamera& c = cameras_[shot.camera];
   if (!worker_->renderer.render(d, camera_ids_[shot.camera], c.width, c.height,
                                 worker_->rgb.data())) {
