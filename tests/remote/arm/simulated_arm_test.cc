@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <mutex>
 #include <random>
 #include <string>
@@ -23,6 +24,21 @@ namespace {
 
 using testing::kDeg;
 using testing::kPi;
+
+// Holds the arm at its initial position for `milliseconds` of arm time from 0, one 1 kHz step
+// each wall-clock millisecond, as a real-time site paces it; `after(t)` follows each step.
+void hold_in_real_time(SimulatedArm& sim, int milliseconds,
+                       const std::function<void(double)>& after = {}) {
+  JointCommand hold;
+  hold.position = sim.initial_position();
+  const auto start = std::chrono::steady_clock::now();
+  for (int k = 1; k <= milliseconds; ++k) {
+    std::this_thread::sleep_until(start + std::chrono::milliseconds(k));
+    sim.write(hold);
+    sim.advance_to(1e-3 * k);
+    if (after) after(1e-3 * k);
+  }
+}
 
 // The gripper's rotation on its wrist hinges (x, then y, then z about the moved axes).
 Matrix3 wrist_rotation(const Vector6& deflection) {
@@ -540,17 +556,11 @@ TEST(SimulatedArmRenderedCamera, ARenderThreadFeedsARealTimeRunWithoutHoldingThe
   options.visual_target.start = 100.0;
   SimulatedArm sim(load_default_arm(), options);
   const Vector3 truth = sim.visual_target_in_camera();
-  JointCommand hold;
-  hold.position = sim.initial_position();
   ArmState s;
   std::uint64_t last = 0;
   int readings = 0;
   double worst_lateral = 0.0;
-  const auto start = std::chrono::steady_clock::now();
-  for (int k = 1; k <= 1000; ++k) {
-    std::this_thread::sleep_until(start + std::chrono::milliseconds(k));
-    sim.write(hold);
-    sim.advance_to(1e-3 * k);
+  hold_in_real_time(sim, 1000, [&](double) {
     sim.read(s);
     if (s.visual.frame != 0 && s.visual.frame != last) {
       last = s.visual.frame;
@@ -559,7 +569,7 @@ TEST(SimulatedArmRenderedCamera, ARenderThreadFeedsARealTimeRunWithoutHoldingThe
       EXPECT_GE(s.time - s.visual.capture_time, 0.05 - 1e-9);
       worst_lateral = std::max(worst_lateral, (s.visual.target_in_camera - truth).head<2>().norm());
     }
-  }
+  });
   const CameraStatistics stats = sim.camera_statistics();
   std::printf("render thread: %d readings in 1 s, %llu images, %llu skipped\n", readings,
               static_cast<unsigned long long>(stats.images),
@@ -618,14 +628,7 @@ TEST(SimulatedArmCameras, AWatchedCameraDeliversImagesUntilTheWatchEnds) {
     spread = std::max(spread, std::sqrt(std::max(0.0, squares / n - (sum / n) * (sum / n))));
     width = image.width;
   });
-  JointCommand hold;
-  hold.position = sim.initial_position();
-  const auto start = std::chrono::steady_clock::now();
-  for (int k = 1; k <= 1000; ++k) {
-    std::this_thread::sleep_until(start + std::chrono::milliseconds(k));
-    sim.write(hold);
-    sim.advance_to(1e-3 * k);
-  }
+  hold_in_real_time(sim, 1000);
   watch.reset();
   std::size_t seen = 0;
   {
@@ -639,6 +642,8 @@ TEST(SimulatedArmCameras, AWatchedCameraDeliversImagesUntilTheWatchEnds) {
       EXPECT_GE(times[i] - times[i - 1], 1.0 / 15.0 - 1e-3);  // never faster than its rate
     }
   }
+  JointCommand hold;
+  hold.position = sim.initial_position();
   for (int k = 1001; k <= 1300; ++k) {
     sim.write(hold);
     sim.advance_to(1e-3 * k);
@@ -673,15 +678,7 @@ TEST(SimulatedArmCameras, ASlowWatcherGetsTheNewestImageNotABacklog) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   });
-  JointCommand hold;
-  hold.position = sim.initial_position();
-  const auto start = std::chrono::steady_clock::now();
-  for (int k = 1; k <= 2500; ++k) {
-    std::this_thread::sleep_until(start + std::chrono::milliseconds(k));
-    sim.write(hold);
-    sim.advance_to(1e-3 * k);
-    now.store(1e-3 * k);
-  }
+  hold_in_real_time(sim, 2500, [&](double t) { now.store(t); });
   watch.reset();
   std::lock_guard lock(mutex);
   double oldest = 0.0;
