@@ -515,8 +515,9 @@ SceneDescription to_scene(const v1::SceneDescription& scene, const std::string& 
     body.contact = b.contact();
     if (b.has_tag()) {
       if (b.tag().id() < 0 || b.tag().id() >= kTag36h11Count) {
-        throw ConversionError(at + ".tag.id", " = " + std::to_string(b.tag().id()) +
-                                                  ": must be in [0, 586] (tag36h11)");
+        throw ConversionError(at + ".tag.id",
+                              " = " + std::to_string(b.tag().id()) + ": must be in [0, " +
+                                  std::to_string(kTag36h11Count - 1) + "] (tag36h11)");
       }
       if (!(b.tag().size() > 0.0 && b.tag().size() <= 2.0)) {
         throw ConversionError(at + ".tag.size",

@@ -40,7 +40,8 @@ CameraVisionArm::CameraVisionArm(ArmInterface& arm, camera::CameraDevices& camer
   }
   if (options.tag_id < 0 || options.tag_id >= vision::kTag36h11Count) {
     throw std::invalid_argument("camera vision: tag_id = " + std::to_string(options.tag_id) +
-                                ": must be in 0 … 586 (tag36h11)");
+                                ": must be in [0, " + std::to_string(vision::kTag36h11Count - 1) +
+                                "] (tag36h11)");
   }
   const auto& list = cameras.cameras();
   const auto it = std::find_if(list.begin(), list.end(),

@@ -114,8 +114,9 @@ void check_options(const ArmModel& arm, const SimulationOptions& o, const JointV
     }
     const VisualTargetParameters& t = o.visual_target;
     if (t.tag_id < 0 || t.tag_id >= vision::kTag36h11Count) {
-      throw std::invalid_argument("SimulatedArm: visual_target.tag_id = " +
-                                  std::to_string(t.tag_id) + ": must be in [0, 586] (tag36h11)");
+      throw std::invalid_argument(
+          "SimulatedArm: visual_target.tag_id = " + std::to_string(t.tag_id) + ": must be in [0, " +
+          std::to_string(vision::kTag36h11Count - 1) + "] (tag36h11)");
     }
     if (!(t.size > 0.0) || !(t.distance > 0.0) || !t.velocity.allFinite() ||
         !std::isfinite(t.start) || std::isnan(t.leave_at) || !(t.travel > 0.0)) {

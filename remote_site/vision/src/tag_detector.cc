@@ -144,7 +144,9 @@ std::optional<TagDetection> TagDetector::find(const GrayImage& image,
 }
 
 std::vector<std::uint8_t> tag36h11_image(int id, int cell_pixels) {
-  require(id >= 0 && id < kTag36h11Count, "id", id, "in [0, 586] (tag36h11)");
+  static const std::string kIdRange =
+      "in [0, " + std::to_string(kTag36h11Count - 1) + "] (tag36h11)";
+  require(id >= 0 && id < kTag36h11Count, "id", id, kIdRange.c_str());
   require(cell_pixels >= 1 && cell_pixels <= 256, "cell_pixels", cell_pixels, "in [1, 256]");
   apriltag_family_t* family = tag36h11_create();
   image_u8_t* cells = apriltag_to_image(family, static_cast<std::uint32_t>(id));

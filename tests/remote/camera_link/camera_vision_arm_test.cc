@@ -105,7 +105,7 @@ TEST(CameraVisionArm, TheShippedTaskFollowsTheTagFromTheSitesDetectionInServedIm
   EXPECT_GE(s.detected, s.images * 9 / 10);
 }
 
-TEST(CameraVisionArm, ACameraTheSiteDoesNotHaveIsRefusedByName) {
+TEST(CameraVisionArm, ACameraItDoesNotHaveOrATagIdOutOfRangeIsRefusedByName) {
   const ArmModel model = load_default_arm();
   SimulatedArm arm(model, SimulationOptions{});
   CameraVisionOptions o;
@@ -118,7 +118,12 @@ TEST(CameraVisionArm, ACameraTheSiteDoesNotHaveIsRefusedByName) {
   }
   o.camera = "wrist";
   o.tag_id = 600;
-  EXPECT_THROW((CameraVisionArm{arm, arm, o}), std::invalid_argument);
+  try {
+    CameraVisionArm seeing(arm, arm, o);
+    FAIL() << "looked for a tag id tag36h11 does not have";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "camera vision: tag_id = 600: must be in [0, 586] (tag36h11)");
+  }
 }
 
 TEST(CameraVisionArm, OnlyAVisualTargetCarryingATagIsTracked) {
