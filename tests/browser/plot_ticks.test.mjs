@@ -1,5 +1,5 @@
-// The console's plot scales and tick labels, readout values and rendering budget as pure
-// functions, tested with node alone: the TypeScript sources (local_site/web/src/plot_scale.ts,
+// The console's plot scales and tick labels, readout values, rendering budget and the
+// AprilTag's texels of the 3-D view as pure functions, tested with node alone: the TypeScript sources (local_site/web/src/plot_scale.ts,
 // readout_values.ts, render_budget.ts) are transpiled here with the front end's own
 // TypeScript (local_site/web/node_modules: run deploy/build-web.sh or npm ci there first).
 //
@@ -38,6 +38,7 @@ async function load(name) {
 const scale = await load("plot_scale.ts");
 const values = await load("readout_values.ts");
 const budget = fs.existsSync(path.join(srcDir, "render_budget.ts")) ? await load("render_budget.ts") : null;
+const tag = fs.existsSync(path.join(srcDir, "tag_texture.ts")) ? await load("tag_texture.ts") : null;
 
 /** uPlot's ticks for a range and an increment: multiples of incr from the range's start. */
 function ticks(lo, hi, incr) {
@@ -193,4 +194,19 @@ test("the rendering budget steps a starved page down to 2-D, leaves a fluent one
   assert.ok(probedAt !== null, "never probed");
   for (let s = 0; s < 8; s++) passing.sample(9, (t += 1000));
   assert.equal(passing.level, LEVEL_2D);
+});
+
+test("a tag's cells become texels with its top row at the texture's top, and bad cells are refused", { skip: !tag }, () => {
+  // Row 0 (the tag's top) white but for its first cell; every other row black.
+  const cells = "0" + "1".repeat(9) + "0".repeat(90);
+  const texels = tag.tagTexels(cells);
+  assert.equal(texels.length, 4 * 10 * 10);
+  const grey = (textureRow, col) => texels[4 * (textureRow * 10 + col)];
+  // A texture's first row lies at v = 0, the plane's -y edge: the tag's top row is its last.
+  assert.equal(grey(9, 0), 0);
+  for (let col = 1; col < 10; col++) assert.equal(grey(9, col), 255, `column ${col}`);
+  for (let row = 0; row < 9; row++) assert.equal(grey(row, 5), 0, `texture row ${row}`);
+  assert.equal(texels[4 * 95 + 3], 255, "opaque");
+  assert.throws(() => tag.tagTexels("01"), /tag cells: 2 characters; must be 100 of '0' and '1'/);
+  assert.throws(() => tag.tagTexels("2".repeat(100)), /tag cells: 100 characters; must be 100 of '0' and '1'/);
 });

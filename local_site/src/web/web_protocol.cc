@@ -21,6 +21,7 @@
 #include "tether/proto/task_io.h"
 #include "tether/remote/sim/scene.h"
 #include "tether/remote/task/validation.h"
+#include "tether/remote/vision/tag_detector.h"
 
 namespace tether::local::web {
 
@@ -239,6 +240,16 @@ nlohmann::json scene_json(const SceneDescription& scene) {
                       {"joint", b.joint},
                       {"obstacle", b.obstacle},
                       {"contact", b.contact}});
+    if (b.tag) {
+      // The printed cells, so the 3-D view shows the fiducial the cameras see: 100 characters,
+      // row by row from the tag's top (the rows along the body's -y, the columns along its +x,
+      // read on its +z face), '0' black and '1' white; the white margin is the outer ring.
+      const std::vector<std::uint8_t> grey = remote::vision::tag36h11_image(b.tag->id, 1);
+      std::string cells;
+      cells.reserve(grey.size());
+      for (const std::uint8_t g : grey) cells.push_back(g > 127 ? '1' : '0');
+      bodies.back()["tag"] = {{"id", b.tag->id}, {"size", b.tag->size}, {"cells", cells}};
+    }
   }
   nlohmann::json joints = nlohmann::json::array();
   for (const SceneJoint& j : scene.joints) {

@@ -48,6 +48,17 @@ export interface SceneBodyMsg {
   joint: string;
   obstacle: boolean;
   contact: boolean;
+  /** A tag36h11 AprilTag printed on its +z face, centred, its sides along x and y. */
+  tag?: SceneTagMsg;
+}
+
+export interface SceneTagMsg {
+  id: number;
+  /** [m] side of the black square (the white margin, one cell wide, is outside it). */
+  size: number;
+  /** 100 characters, 10 rows of 10 from the tag's top (row 0 at the body's +y edge, column 0
+   * at its -x edge, read from +z), '0' black and '1' white, the margin included. */
+  cells: string;
 }
 
 /** A scene joint; its angle is the telemetry's aux entry named `label`. */

@@ -14,12 +14,13 @@
 import * as THREE from "three";
 import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import { el, stats, type Store } from "./store";
-import type { ArmMsg, Pose, SceneMsg, TelemetryMsg, Vec3 } from "./protocol";
+import type { ArmMsg, Pose, SceneMsg, SceneTagMsg, TelemetryMsg, Vec3 } from "./protocol";
 import {
   isSoftwareRenderer, LEVEL_2D, LevelChooser, levels, meterFrames, rendererName,
   type Choice, type Level, type RenderMode,
 } from "./render_budget";
 import { ageLabel } from "./readout_values";
+import { TAG_CELLS, tagTexels } from "./tag_texture";
 
 /** The arm's colour; the browser test looks for it in the screenshot. */
 export const ARM_COLOR = 0xff8c1a;
@@ -154,9 +155,30 @@ function disposeTree(o: THREE.Object3D): void {
   o.traverse((n) => {
     if (n instanceof THREE.Mesh) {
       n.geometry.dispose();
-      (n.material as THREE.Material).dispose();
+      const material = n.material as THREE.Material & { map?: THREE.Texture | null };
+      material.map?.dispose();
+      material.dispose();
     }
   });
+}
+
+/** The height of a body's +z face above its origin [m] (bodyGeometry's shapes). */
+function topFace(shape: string, size: Vec3): number {
+  return shape === "sphere" ? size[0] : size[2];
+}
+
+/** The tag's printed cells, the white margin included, on its body's +z face, 0.5 mm proud of
+ * it so the face does not hide it. */
+function tagMesh(tag: SceneTagMsg, shape: string, size: Vec3): THREE.Mesh {
+  const texture = new THREE.DataTexture(tagTexels(tag.cells), TAG_CELLS, TAG_CELLS);
+  texture.magFilter = THREE.NearestFilter; // sharp cells, as printed
+  texture.minFilter = THREE.NearestFilter;
+  texture.colorSpace = THREE.SRGBColorSpace;
+  texture.needsUpdate = true;
+  const side = (tag.size * TAG_CELLS) / (TAG_CELLS - 2);
+  const mesh = new THREE.Mesh(new THREE.PlaneGeometry(side, side), new THREE.MeshLambertMaterial({ map: texture }));
+  mesh.position.z = topFace(shape, size) + 0.0005;
+  return mesh;
 }
 
 /** One way of drawing the view: WebGL (three.js) or a 2-D canvas. */
@@ -265,6 +287,7 @@ class WebGLView implements View {
     this.sceneGroup.clear();
     this.pivots = [];
     stats.sceneBodies = 0;
+    stats.sceneTags = 0;
     if (!scene) return;
     const pivotOf = new Map<string, THREE.Group>();
     for (const j of scene.joints) {
@@ -280,6 +303,10 @@ class WebGLView implements View {
       const mesh = new THREE.Mesh(bodyGeometry(b.shape, b.size), new THREE.MeshLambertMaterial({ color: bodyColor(b.name) }));
       const [w, x, y, z] = b.quat;
       mesh.quaternion.set(x, y, z, w);
+      if (b.tag) {
+        mesh.add(tagMesh(b.tag, b.shape, b.size));
+        stats.sceneTags++;
+      }
       const parent = pivotOf.get(b.joint);
       if (parent) {
         mesh.position.set(b.p[0] - parent.position.x, b.p[1] - parent.position.y, b.p[2] - parent.position.z);

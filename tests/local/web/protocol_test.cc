@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -323,6 +324,46 @@ TEST(SceneJson, CarriesEveryBodyWithItsShapePoseAndJointAndTheJointsReadingLabel
       telemetry_message("left", sample, nullptr, nullptr, -1.0, nullptr, &scene);
   ASSERT_EQ(t["aux"].size(), 1u);
   EXPECT_EQ(t["aux"][0]["name"], j["joints"][0]["label"]);
+}
+
+// The visual target's tag reaches the page with its printed cells, so the 3-D view shows the
+// fiducial the cameras see: the white margin, the black square inside it, the 6 × 6 data
+// cells between, each id its own.
+TEST(SceneJson, CarriesATaggedBodysTagWithItsPrintedCells) {
+  const ArmModel arm = load_default_arm();
+  remote::SimulationOptions options;
+  options.scene = remote::SceneKind::kVisualTarget;
+  std::map<int, std::string> cells_of;
+  for (const int id : {7, 8}) {
+    options.visual_target.tag_id = id;
+    const remote::SimulatedArm sim(arm, options);
+    const nlohmann::json j = scene_json(sim.scene_description());
+    const auto target = std::find_if(j["bodies"].begin(), j["bodies"].end(),
+                                     [](const nlohmann::json& b) { return b.contains("tag"); });
+    ASSERT_NE(target, j["bodies"].end());
+    EXPECT_EQ((*target)["name"], "visual_target");
+    EXPECT_EQ((*target)["tag"]["id"], id);
+    EXPECT_DOUBLE_EQ((*target)["tag"]["size"].get<double>(), options.visual_target.size);
+    const std::string cells = (*target)["tag"]["cells"];
+    ASSERT_EQ(cells.size(), 100u);
+    for (int row = 0; row < 10; ++row) {
+      for (int col = 0; col < 10; ++col) {
+        const int ring = std::min({row, col, 9 - row, 9 - col});
+        const char cell = cells[static_cast<std::size_t>(10 * row + col)];
+        // The margin white, the black square's border black; the data cells either.
+        const char expected = ring == 0 ? '1' : ring == 1 ? '0' : cell;
+        EXPECT_TRUE(cell == '0' || cell == '1') << cell;
+        EXPECT_EQ(cell, expected) << "row " << row << ", column " << col;
+      }
+    }
+    cells_of[id] = cells;
+  }
+  EXPECT_NE(cells_of[7], cells_of[8]);
+  // The door's bodies carry no tag.
+  const remote::SimulatedArm door(arm, remote::SimulationOptions{});
+  for (const auto& b : scene_json(door.scene_description())["bodies"]) {
+    EXPECT_FALSE(b.contains("tag")) << b["name"];
+  }
 }
 
 }  // namespace

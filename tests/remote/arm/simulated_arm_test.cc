@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "sim_test_support.h"
+#include "tether/remote/vision/tag_detector.h"
 
 namespace tether::remote {
 namespace {
@@ -688,6 +689,52 @@ TEST(SimulatedArmCameras, ASlowWatcherGetsTheNewestImageNotABacklog) {
   ASSERT_GE(ages.size(), 4u);
   // A render is 7-20 ms here; FIFO order would have handed images over 1.6 s old (8 queued).
   EXPECT_LT(oldest, 0.2 + 1.0 / 15.0 + 0.15);
+}
+
+// The scene says the visual target carries its tag on its +z face (SceneTag), and the console
+// draws the tag's cells there: row 0 at the body's +y edge, column 0 at its -x edge, as read
+// from +z (web_protocol.cc). The rendered tag is found under its own id (a mirrored print
+// decodes as no tag36h11 id) and the tag frame (x along the columns, y down the rows, z into
+// the face) is the body's turned half a turn about its x axis.
+TEST(SimulatedArmCameras, TheTargetsTagIsPrintedUprightOnTheFaceTheSceneDescribes) {
+  SimulationOptions options = camera_scene(CameraSource::kRendered);
+  options.visual_target.start = 100.0;  // at rest
+  options.visual_target.tag_id = 42;
+  SimulatedArm sim(load_default_arm(), options);
+  const SceneDescription& scene = sim.scene_description();
+  const auto marker = std::find_if(scene.bodies.begin(), scene.bodies.end(),
+                                   [](const SceneBody& b) { return b.tag.has_value(); });
+  ASSERT_NE(marker, scene.bodies.end());
+  ASSERT_EQ(marker->tag->id, 42);
+  std::mutex mutex;
+  std::optional<vision::TagDetection> found;
+  Frame base_T_camera;
+  vision::TagDetector detector;
+  auto watch = sim.watch("wrist", [&](const camera::CameraImage& image) {
+    std::vector<std::uint8_t> grey(static_cast<std::size_t>(image.width) * image.height);
+    for (std::size_t i = 0; i < grey.size(); ++i) {
+      grey[i] = static_cast<std::uint8_t>(
+          (image.rgb[3 * i] + image.rgb[3 * i + 1] + image.rgb[3 * i + 2]) / 3);
+    }
+    const auto camera = vision::CameraIntrinsics::from_field_of_view(image.width, image.height,
+                                                                     image.camera->field_of_view);
+    const auto tag = detector.find({grey.data(), image.width, image.height, image.width}, camera,
+                                   marker->tag->size, marker->tag->id);
+    std::lock_guard lock(mutex);
+    if (tag && image.pose_known && !found) {
+      found = tag;
+      base_T_camera = image.base_T_camera;
+    }
+  });
+  hold_in_real_time(sim, 500);
+  watch.reset();
+  ASSERT_TRUE(found.has_value()) << "tag 42 was not found in the wrist camera's images";
+  const Matrix3 body_R_tag = marker->pose.R.transpose() * base_T_camera.R * found->camera_T_tag.R;
+  const Matrix3 half_turn_about_x = Vector3(1.0, -1.0, -1.0).asDiagonal();
+  const double off = Eigen::AngleAxisd(half_turn_about_x.transpose() * body_R_tag).angle();
+  std::printf("tag 42 on the visual target: %.2f deg from upright on its +z face\n",
+              off * 180.0 / 3.14159265358979323846);
+  EXPECT_LT(off, 3.0 * 3.14159265358979323846 / 180.0);
 }
 
 }  // namespace

@@ -8,7 +8,8 @@ tether_add_test(mjcf_builder_test SOURCES remote/arm/mjcf_builder_test.cc
                 LIBS tether::sim mujoco::mujoco)
 target_include_directories(mjcf_builder_test PRIVATE ${PROJECT_SOURCE_DIR}/remote_site/sim/src)
 
-tether_add_test(simulated_arm_test SOURCES remote/arm/simulated_arm_test.cc LIBS tether::sim)
+tether_add_test(simulated_arm_test SOURCES remote/arm/simulated_arm_test.cc LIBS tether::sim
+                tether::vision)
 tether_add_test(simulated_door_test SOURCES remote/arm/simulated_door_test.cc LIBS tether::sim)
 
 tether_add_test(simulated_arm_allocation_test
