@@ -1,6 +1,7 @@
 // The console's plot scales and tick labels, readout values, rendering budget and the
-// AprilTag's texels of the 3-D view as pure functions, tested with node alone: the TypeScript sources (local_site/web/src/plot_scale.ts,
-// readout_values.ts, render_budget.ts) are transpiled here with the front end's own
+// AprilTag's texels of the 3-D view as pure functions, tested with node alone: the TypeScript
+// sources (local_site/web/src/plot_scale.ts, readout_values.ts, render_budget.ts,
+// tag_texture.ts) are transpiled here with the front end's own
 // TypeScript (local_site/web/node_modules: run deploy/build-web.sh or npm ci there first).
 //
 // Issue 32, item 5: the arm-angle plot had no ticks near zero and its 1e-16 rad of noise

@@ -287,7 +287,6 @@ class WebGLView implements View {
     this.sceneGroup.clear();
     this.pivots = [];
     stats.sceneBodies = 0;
-    stats.sceneTags = 0;
     if (!scene) return;
     const pivotOf = new Map<string, THREE.Group>();
     for (const j of scene.joints) {
@@ -303,10 +302,7 @@ class WebGLView implements View {
       const mesh = new THREE.Mesh(bodyGeometry(b.shape, b.size), new THREE.MeshLambertMaterial({ color: bodyColor(b.name) }));
       const [w, x, y, z] = b.quat;
       mesh.quaternion.set(x, y, z, w);
-      if (b.tag) {
-        mesh.add(tagMesh(b.tag, b.shape, b.size));
-        stats.sceneTags++;
-      }
+      if (b.tag) mesh.add(tagMesh(b.tag, b.shape, b.size));
       const parent = pivotOf.get(b.joint);
       if (parent) {
         mesh.position.set(b.p[0] - parent.position.x, b.p[1] - parent.position.y, b.p[2] - parent.position.z);

@@ -169,8 +169,6 @@ export interface TetherStats {
   sceneRenders: number;
   /** Bodies of the site's scene the 3-D view draws (obstacles aside). */
   sceneBodies: number;
-  /** Of them, those drawn with their AprilTag's cells. */
-  sceneTags: number;
   gamepadSent: number;
   heartbeatSent: number;
   /** The 3-D canvas's place, the camera and the arm's points last drawn (for tests). */
@@ -189,7 +187,6 @@ export const stats: TetherStats = {
   plotRedraws: 0,
   sceneRenders: 0,
   sceneBodies: 0,
-  sceneTags: 0,
   gamepadSent: 0,
   heartbeatSent: 0,
   sceneProjection: () => null,

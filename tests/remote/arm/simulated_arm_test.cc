@@ -17,6 +17,7 @@
 #include <string>
 #include <thread>
 
+#include "offscreen_renderer.h"
 #include "sim_test_support.h"
 #include "tether/remote/vision/tag_detector.h"
 
@@ -712,10 +713,7 @@ TEST(SimulatedArmCameras, TheTargetsTagIsPrintedUprightOnTheFaceTheSceneDescribe
   vision::TagDetector detector;
   auto watch = sim.watch("wrist", [&](const camera::CameraImage& image) {
     std::vector<std::uint8_t> grey(static_cast<std::size_t>(image.width) * image.height);
-    for (std::size_t i = 0; i < grey.size(); ++i) {
-      grey[i] = static_cast<std::uint8_t>(
-          (image.rgb[3 * i] + image.rgb[3 * i + 1] + image.rgb[3 * i + 2]) / 3);
-    }
+    detail::rgb_to_gray(image.rgb.data(), image.width, image.height, grey.data());
     const auto camera = vision::CameraIntrinsics::from_field_of_view(image.width, image.height,
                                                                      image.camera->field_of_view);
     const auto tag = detector.find({grey.data(), image.width, image.height, image.width}, camera,

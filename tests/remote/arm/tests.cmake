@@ -10,6 +10,8 @@ target_include_directories(mjcf_builder_test PRIVATE ${PROJECT_SOURCE_DIR}/remot
 
 tether_add_test(simulated_arm_test SOURCES remote/arm/simulated_arm_test.cc LIBS tether::sim
                 tether::vision)
+# The render threads' RGB-to-grey conversion (offscreen_renderer.h), for the detector.
+target_include_directories(simulated_arm_test PRIVATE ${PROJECT_SOURCE_DIR}/remote_site/sim/src)
 tether_add_test(simulated_door_test SOURCES remote/arm/simulated_door_test.cc LIBS tether::sim)
 
 tether_add_test(simulated_arm_allocation_test
